@@ -1,0 +1,9 @@
+"""runvil: safe, exact web fetch and search tools for language models.
+
+The public API is re-exported here; the modules behind it are private details.
+"""
+
+from runvil.errors import RunError, RunErrorKind, ToolError, ToolErrorKind
+
+__all__ = ["RunError", "RunErrorKind", "ToolError", "ToolErrorKind"]
+__version__ = "0.1.0"

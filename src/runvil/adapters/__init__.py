@@ -1,0 +1,1 @@
+"""Adapters that hand runvil's tools to agent frameworks (optional extras)."""

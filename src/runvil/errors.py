@@ -1,0 +1,60 @@
+"""The two error families of runvil.
+
+A *tool error* fails one tool call: the caller (Lua, a model loop, an MCP client) decides what to
+do next. A *run error* ends a whole prompt run. Both carry their exact, specified message text,
+and ``str(err)`` is always that text, because messages are part of the contract.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class ToolErrorKind(str, Enum):
+    """What kind of hard failure a tool call met (the value is the member's name)."""
+
+    InvalidArguments = "InvalidArguments"
+    Transport = "Transport"
+    Backend = "Backend"
+    Other = "Other"
+
+
+class ToolError(Exception):
+    """A hard tool failure: the call fails with ``kind`` and the exact ``message``."""
+
+    def __init__(self, kind: ToolErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"ToolError({self.kind.value}, {self.message!r})"
+
+
+class RunErrorKind(str, Enum):
+    """Why a prompt run ended without a result (the value is the member's name)."""
+
+    RequirementsUnmet = "RequirementsUnmet"
+    Tool = "Tool"
+    Lua = "Lua"
+    Model = "Model"
+    Limit = "Limit"
+    Parse = "Parse"
+
+
+class RunError(Exception):
+    """A run that ended in failure: ``kind`` classifies it, ``text`` is what the user reads."""
+
+    def __init__(self, kind: RunErrorKind, text: str) -> None:
+        super().__init__(text)
+        self.kind = kind
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"RunError({self.kind.value}, {self.text!r})"

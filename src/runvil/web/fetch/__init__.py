@@ -1,0 +1,1 @@
+"""``web/fetch``: one guarded GET, rendered as text for a model."""

@@ -1,0 +1,1 @@
+"""``web/search``: argument checking and rendering around a pluggable search provider."""

@@ -1,0 +1,264 @@
+"""Find the main content of a page: which subtrees to render, and what to leave out inside them.
+
+The method follows Readability's proven idea, on counts gathered while the tree was built:
+
+1. Every block with at least 25 characters of its own text is a *paragraph*. It scores
+   1 + its commas + one point per 100 characters (at most 3), and gives that score to its
+   parent, half to its grandparent and a third of it, shrinking, to three more ancestors.
+2. An ancestor starts from a base score for its tag and the class/id words it carries
+   (``article``, ``content``, ``post`` up; ``comment``, ``sidebar``, ``share``, ``related`` down),
+   and its total is scaled by ``1 - link density`` so menus and link farms sink.
+3. The best-scoring element is the article. Siblings that score close to it, or that are
+   substantial paragraphs with few links, join it, so an article split over sibling blocks
+   comes back whole.
+4. Inside the chosen subtrees, page furniture (nav, header, footer, aside, forms), hidden
+   elements and containers that look like boilerplate (negative class words, link-dense
+   blocks with little prose) are left out.
+
+docs/extraction.md explains how this was tuned and how non-article pages are recognised.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._dom import ARIA_HIDDEN, FURNITURE, INLINE, Document, Element
+
+_PARAGRAPH_MIN_CHARS = 25
+
+_POSITIVE = re.compile(
+    r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story|prose",
+    re.IGNORECASE,
+)
+_NEGATIVE = re.compile(
+    r"-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|"
+    r"masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|"
+    r"sponsor|shopping|tags|widget|social|newsletter|subscribe|breadcrumb|byline|author|"
+    r"disqus|popup|modal|signup|login|cookie|advert|recommend|teaser|toolbar|menu|navbar",
+    re.IGNORECASE,
+)
+_UNLIKELY = re.compile(
+    r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|"
+    r"gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|"
+    r"sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
+    re.IGNORECASE,
+)
+_MAYBE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
+
+_TAG_BASE = {
+    "div": 5,
+    "article": 8,
+    "main": 5,
+    "section": 3,
+    "pre": 3,
+    "td": 3,
+    "blockquote": 3,
+    "address": -3,
+    "ol": -3,
+    "ul": -3,
+    "dl": -3,
+    "dd": -3,
+    "dt": -3,
+    "li": -3,
+    "form": -3,
+    "h1": -5,
+    "h2": -5,
+    "h3": -5,
+    "h4": -5,
+    "h5": -5,
+    "h6": -5,
+    "th": -5,
+}
+_NEVER_CANDIDATE = frozenset({"body", "html"}) | INLINE
+_CONTAINERS = frozenset({"div", "section", "ul", "ol", "table", "dl", "figure", "span"})
+
+
+def class_weight(element: Element) -> int:
+    """Readability's class/id weight: +25 per content-like name, -25 per boilerplate name."""
+    weight = 0
+    attrs = element.attrs
+    for name in (attrs.get("class"), attrs.get("id")):
+        if name:
+            if _NEGATIVE.search(name):
+                weight -= 25
+            if _POSITIVE.search(name):
+                weight += 25
+    return weight
+
+
+def _unlikely(element: Element) -> bool:
+    attrs = element.attrs
+    names = (attrs.get("class") or "") + " " + (attrs.get("id") or "")
+    if len(names) < 2 or element.tag in ("body", "a", "article", "main"):
+        return False
+    return bool(_UNLIKELY.search(names)) and not _MAYBE.search(names)
+
+
+class Selection:
+    """The chosen article: the subtrees to render, in document order, and the best score."""
+
+    __slots__ = ("chars", "roots", "score", "top")
+
+    def __init__(self, roots: list[Element], top: Element | None, score: float) -> None:
+        self.roots = roots
+        self.top = top
+        self.score = score
+        self.chars = sum(root.chars for root in roots)
+
+
+def select(document: Document) -> Selection:
+    """Score every candidate container and choose the article's subtrees."""
+    elements = document.elements
+    excluded = _excluded_flags(elements)
+    scores: dict[int, float] = {}
+    for element in elements:
+        if excluded[element.index]:
+            continue
+        if element.own_chars < _PARAGRAPH_MIN_CHARS or element.tag in INLINE:
+            continue
+        score = 1.0 + element.own_commas + min(element.own_chars // 100, 3)
+        ancestor = element.parent
+        level = 0
+        while ancestor is not None and level < 5:
+            if ancestor.tag not in _NEVER_CANDIDATE or ancestor.parent is None:
+                key = ancestor.index
+                if key not in scores:
+                    scores[key] = _TAG_BASE.get(ancestor.tag, 0) + class_weight(ancestor)
+                divider = 1 if level == 0 else 2 if level == 1 else level * 3
+                scores[key] += score / divider
+            ancestor = ancestor.parent
+            level += 1
+    if not scores:
+        return Selection([], None, 0.0)
+    best: Element | None = None
+    best_score = 0.0
+    for key, score in scores.items():
+        element = elements[key]
+        if element.parent is None:
+            continue
+        final = score * (1.0 - _link_density(element))
+        scores[key] = final
+        if best is None or final > best_score:
+            best = element
+            best_score = final
+    if best is None:
+        return Selection([], None, 0.0)
+    best = _climb(best, best_score, scores, elements)
+    best_score = scores.get(best.index, best_score)
+    return Selection(_with_siblings(best, best_score, scores), best, best_score)
+
+
+def _excluded_flags(elements: list[Element]) -> list[bool]:
+    """Per element: whether it lies inside furniture, an aria-hidden or an unlikely subtree."""
+    excluded = [False] * len(elements)
+    for element in elements:
+        parent = element.parent
+        inherited = parent is not None and excluded[parent.index]
+        if inherited or element.flags & (FURNITURE | ARIA_HIDDEN) or _unlikely(element):
+            excluded[element.index] = True
+    return excluded
+
+
+def _link_density(element: Element) -> float:
+    if element.chars == 0:
+        return 0.0
+    return element.link_chars / element.chars
+
+
+def _climb(
+    best: Element, best_score: float, scores: dict[int, float], elements: list[Element]
+) -> Element:
+    """Move up from the best element while its ancestors hold the content together."""
+    # A lone child says nothing about its wrapper: the wrapper is the article.
+    while (
+        best.parent is not None
+        and best.parent.parent is not None
+        and sum(1 for child in best.parent.children if type(child) is Element) == 1
+    ):
+        best = best.parent
+    # Several strong candidates under one ancestor mean that ancestor is the article.
+    strong = [
+        elements[key]
+        for key, score in scores.items()
+        if score >= best_score * 0.75 and elements[key] is not best
+    ]
+    if len(strong) >= 3:
+        ancestor = best.parent
+        while ancestor is not None and ancestor.parent is not None:
+            inside = sum(1 for candidate in strong if _contains(ancestor, candidate))
+            if inside >= 3:
+                return ancestor
+            ancestor = ancestor.parent
+    return best
+
+
+def _contains(ancestor: Element, element: Element) -> bool:
+    node: Element | None = element
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.parent
+    return False
+
+
+def _with_siblings(best: Element, best_score: float, scores: dict[int, float]) -> list[Element]:
+    parent = best.parent
+    if parent is None or parent.parent is None:
+        return [best]
+    threshold = max(10.0, best_score * 0.2)
+    best_class = best.attrs.get("class")
+    roots: list[Element] = []
+    for child in parent.children:
+        if type(child) is not Element:
+            continue
+        if child is best:
+            roots.append(child)
+            continue
+        if child.flags & (FURNITURE | ARIA_HIDDEN):
+            continue
+        bonus = best_score * 0.2 if best_class and child.attrs.get("class") == best_class else 0
+        if scores.get(child.index, 0.0) + bonus >= threshold:
+            roots.append(child)
+            continue
+        if child.tag == "p" or (child.tag not in INLINE and child.own_chars == child.chars):
+            density = _link_density(child)
+            if child.chars > 80 and density < 0.25:
+                roots.append(child)
+            elif 0 < child.chars <= 80 and density == 0 and child.own_commas >= 0:
+                text_end = _last_text(child)
+                if text_end.endswith((".", "!", "?", "。")):
+                    roots.append(child)
+    return roots
+
+
+def _last_text(element: Element) -> str:
+    node: Element = element
+    while True:
+        for child in reversed(node.children):
+            if type(child) is str:
+                if child.strip():
+                    return child.strip()
+                continue
+            assert isinstance(child, Element)
+            if child.chars:
+                node = child
+                break
+        else:
+            return ""
+
+
+def is_boilerplate(element: Element) -> bool:
+    """Whether an element inside the article is boilerplate to leave out."""
+    if element.flags & (FURNITURE | ARIA_HIDDEN):
+        return True
+    tag = element.tag
+    if tag in INLINE:
+        return False
+    weight = class_weight(element)
+    if weight < 0 and element.chars < 2000:
+        return True
+    if tag in _CONTAINERS and element.own_commas < 10:
+        density = _link_density(element)
+        if density > 0.5 or (density > 0.2 and weight < 25 and element.chars < 500):
+            return True
+    return False

@@ -1,0 +1,230 @@
+"""A compact element tree built from lexbor's HTML5 parse, with the counts extraction needs.
+
+Why a tree of our own: lexbor (through selectolax) parses like a browser and is the fastest
+parser we measured, but every attribute read on one of its nodes crosses into C and allocates.
+Walking it once, iteratively, into small ``__slots__`` objects lets the content scorer and the
+markdown renderer read tag names, attributes and text counts as plain Python data, and lets the
+walk drop what is never content (scripts, styles, hidden elements, form controls) up front.
+
+Every walk here is iterative: a page may nest elements 10,000 deep and must not hit the
+interpreter's recursion limit.
+"""
+
+from __future__ import annotations
+
+import re
+
+from selectolax.lexbor import LexborHTMLParser
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+# Elements whose content is never text a reader sees.
+_DROPPED = frozenset(
+    {
+        "script", "style", "noscript", "template", "head", "title", "meta", "link", "base",
+        "svg", "iframe", "object", "embed", "canvas", "select", "datalist", "option", "optgroup",
+        "dialog", "input", "textarea", "button", "audio", "video", "source", "track", "map",
+        "area", "frame", "frameset", "param", "applet", "portal", "slot",
+    }
+)  # fmt: skip
+
+# Elements that flow inside a line of text; every other element starts a block.
+INLINE = frozenset(
+    {
+        "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn",
+        "em", "font", "i", "img", "ins", "kbd", "label", "mark", "nobr", "q", "rp", "rt",
+        "ruby", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt",
+        "u", "var", "wbr", "br", "picture", "output", "math", "meter", "progress",
+    }
+)  # fmt: skip
+
+# Page furniture: kept in a whole-page rendering, skipped inside an extracted article.
+_FURNITURE_TAGS = frozenset({"nav", "header", "footer", "aside", "form", "menu"})
+_FURNITURE_ROLES = frozenset(
+    {"navigation", "banner", "contentinfo", "complementary", "menu", "menubar", "search"}
+)
+
+# Cookie and consent banners: dropped from every rendering, but only when small, so a page
+# whose <body> carries a "cookie-consent" class does not vanish.
+_CONSENT_WORDS = ("cookie", "consent", "gdpr", "onetrust", "cookiebot", "cmp-", "didomi")
+_CONSENT_MAX_CHARS = 3000
+
+FURNITURE = 1
+ARIA_HIDDEN = 2
+_CONSENT = 4
+
+
+class Element:
+    """One HTML element: its tag, its few attributes, its children and its text counts.
+
+    ``children`` mixes ``Element`` and ``str`` (text nodes, NUL-free, not yet normalised).
+    ``chars`` counts the trimmed text characters of the whole subtree, ``link_chars`` those
+    inside links, and ``own_chars``/``own_commas`` the text whose nearest block ancestor is this
+    element: a block with enough own text is a paragraph for the content scorer.
+    """
+
+    __slots__ = (
+        "attrs",
+        "chars",
+        "children",
+        "flags",
+        "index",
+        "link_chars",
+        "own_chars",
+        "own_commas",
+        "parent",
+        "tag",
+    )
+
+    def __init__(self, tag: str, attrs: dict[str, str | None], parent: Element | None) -> None:
+        self.tag = tag
+        self.attrs = attrs
+        self.parent = parent
+        self.children: list[Element | str] = []
+        self.chars = 0
+        self.link_chars = 0
+        self.own_chars = 0
+        self.own_commas = 0
+        self.flags = 0
+        self.index = 0
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"<{self.tag} chars={self.chars}>"
+
+
+class Document:
+    """The parsed page: its ``body`` element, every element in document order, and the
+    ``<base href>`` the page declares (``None`` when it declares none)."""
+
+    __slots__ = ("base_href", "body", "elements")
+
+    def __init__(self, body: Element, elements: list[Element], base_href: str | None) -> None:
+        self.body = body
+        self.elements = elements
+        self.base_href = base_href
+
+
+def _is_hidden(attrs: dict[str, str | None]) -> bool:
+    if "hidden" in attrs:
+        return True
+    style = attrs.get("style")
+    if style:
+        compact = style.replace(" ", "").lower()
+        if "display:none" in compact or "visibility:hidden" in compact:
+            return True
+    return False
+
+
+def _flags(tag: str, attrs: dict[str, str | None]) -> int:
+    flags = 0
+    if tag in _FURNITURE_TAGS or attrs.get("role") in _FURNITURE_ROLES:
+        flags |= FURNITURE
+    if attrs.get("aria-hidden") == "true":
+        flags |= ARIA_HIDDEN
+    names = (attrs.get("id") or "") + " " + (attrs.get("class") or "")
+    if len(names) > 1:
+        lowered = names.lower()
+        for word in _CONSENT_WORDS:
+            if word in lowered:
+                flags |= _CONSENT
+                break
+    return flags
+
+
+def _text_counts(text: str) -> tuple[int, int]:
+    stripped = text.strip()
+    if not stripped:
+        return 0, 0
+    return len(stripped), stripped.count(",") + stripped.count("，") + stripped.count("、")
+
+
+def _close(element: Element) -> None:
+    """Fold a finished element's counts into its parent, or detach a small consent banner."""
+    parent = element.parent
+    if parent is None:
+        return
+    if element.flags & _CONSENT and element.chars < _CONSENT_MAX_CHARS:
+        return
+    if element.tag == "a":
+        element.link_chars = element.chars
+    parent.children.append(element)
+    parent.chars += element.chars
+    parent.link_chars += element.link_chars
+    if element.tag in INLINE:
+        parent.own_chars += element.own_chars
+        parent.own_commas += element.own_commas
+
+
+def parse(html: str) -> Document:
+    """Parse ``html`` like a browser and build the compact tree under ``<body>``."""
+    try:
+        data = html.encode("utf-8")
+    except UnicodeEncodeError:
+        data = _SURROGATE.sub("\ufffd", html).encode("utf-8")
+    tree = LexborHTMLParser(data)
+    base_href: str | None = None
+    base = tree.css_first("base[href]")
+    if base is not None:
+        base_href = base.attributes.get("href")
+    body = Element("body", {}, None)
+    start = tree.body
+    if start is None:
+        start = tree.root
+    if start is None:
+        return Document(body, [], base_href)
+    current = body
+    node = start.child
+    pending: list[object] = []  # lexbor nodes whose next sibling is still to visit
+    while True:
+        if node is None:
+            if not pending:
+                break
+            _close(current)
+            parent = current.parent
+            assert parent is not None
+            current = parent
+            node = pending.pop().next  # type: ignore[attr-defined]
+            continue
+        tag = node.tag
+        if tag == "-text":
+            text = node.text_content
+            if text:
+                if "\x00" in text:
+                    text = text.replace("\x00", "")
+                current.children.append(text)
+                chars, commas = _text_counts(text)
+                current.chars += chars
+                current.own_chars += chars
+                current.own_commas += commas
+            node = node.next
+            continue
+        if tag is None or tag[0] in "-!#" or tag in _DROPPED:
+            node = node.next
+            continue
+        attrs = node.attributes
+        if _is_hidden(attrs):
+            node = node.next
+            continue
+        element = Element(tag, attrs, current)
+        element.flags = _flags(tag, attrs)
+        child = node.child
+        if child is None:
+            _close(element)
+            node = node.next
+            continue
+        pending.append(node)
+        current = element
+        node = child
+    return Document(body, _preorder(body), base_href)
+
+
+def _preorder(body: Element) -> list[Element]:
+    """Every element still attached under ``body``, in document order, numbered."""
+    elements: list[Element] = []
+    stack: list[Element] = [body]
+    while stack:
+        element = stack.pop()
+        element.index = len(elements)
+        elements.append(element)
+        stack.extend(child for child in reversed(element.children) if type(child) is Element)
+    return elements

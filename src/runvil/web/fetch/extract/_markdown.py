@@ -1,0 +1,422 @@
+"""Render the compact element tree as markdown a model can read.
+
+Why our own renderer: markdownify and html-to-markdown both render from their own parse of the
+HTML, so using them would parse each page twice, and markdownify recurses per element (a page
+nested 10,000 deep breaks it). This renderer walks the tree we already built, with an explicit
+stack, and opens a *frame* only for elements whose markdown wraps their content (headings,
+links, list items, blockquotes, code, table cells). Everything else just separates blocks.
+
+Rules (docs/extraction.md lists them with examples): ATX headings; paragraphs split by one blank
+line; ``-`` and ``1.`` lists, nested by indentation; pipe tables for data tables; fenced code
+with the declared language; ``>`` blockquotes; ``[text](absolute URL)`` links with
+``javascript:`` links reduced to their text; ``![alt](absolute URL)`` images only with alt text;
+whitespace collapsed outside code; nothing else of the HTML survives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ._dom import INLINE, Element
+
+_SPACES = re.compile(r"[ \t\n\r\f\v\u00a0\u2028\u2029]+")
+_MANY_SPACES = re.compile(r" {2,}")
+_LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
+_ORDERED_START = re.compile(r"\d{1,9}[.)](?:\s|$)")
+_BACKTICKS = re.compile(r"`+")
+
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_LIST_TAGS = frozenset({"ul", "ol", "menu"})
+_CELL_TAGS = frozenset({"td", "th"})
+_MAX_TABLE_SCAN = 200_000
+
+# Frame kinds.
+_ROOT = 0
+_HEADING = 1
+_LINK = 2
+_ITEM = 3
+_LIST = 4
+_QUOTE = 5
+_PRE = 6
+_CODE = 7
+_TABLE = 8
+_ROW = 9
+_CELL = 10
+_LINE_KINDS = frozenset({_HEADING, _LINK, _CODE, _CELL})
+
+Resolver = Callable[[str], "str | None"]
+
+
+class _Frame:
+    """Markdown collected for one wrapping element until it closes."""
+
+    __slots__ = ("blocks", "data", "element", "inline", "kind", "tight")
+
+    def __init__(self, kind: int, element: Element | None) -> None:
+        self.kind = kind
+        self.element = element
+        self.blocks: list[str] = []
+        self.tight: list[bool] = []  # True for list blocks, which join with a single newline
+        self.inline: list[str] = []
+        self.data: list[object] = []
+
+    def flush(self) -> None:
+        """End the current run of inline text as a paragraph."""
+        if not self.inline:
+            return
+        text = "".join(self.inline)
+        self.inline.clear()
+        lines = []
+        for line in text.split("\n"):
+            line = _MANY_SPACES.sub(" ", line).strip()
+            if line:
+                lines.append(_escape_line_start(line))
+        if lines:
+            self.blocks.append("\n".join(lines))
+            self.tight.append(False)
+
+    def add_block(self, text: str, tight: bool = False) -> None:
+        self.flush()
+        if text:
+            self.blocks.append(text)
+            self.tight.append(tight)
+
+    def joined(self) -> str:
+        """The blocks, one blank line apart; inside a list item a nested list follows its
+        text on the next line, so the item stays one tight list entry."""
+        self.flush()
+        if self.kind != _ITEM:
+            return "\n\n".join(self.blocks)
+        parts: list[str] = []
+        for text, tight in zip(self.blocks, self.tight, strict=True):
+            if parts:
+                parts.append("\n" if tight else "\n\n")
+            parts.append(text)
+        return "".join(parts)
+
+    def one_line(self) -> str:
+        self.flush()
+        return _MANY_SPACES.sub(" ", " ".join(self.blocks).replace("\n", " ")).strip()
+
+
+def _escape_line_start(line: str) -> str:
+    """Keep a paragraph line that starts like markdown syntax from being read as syntax."""
+    first = line[0]
+    if first in "#>" or (first in "-*+" and (len(line) == 1 or line[1] == " ")):
+        return "\\" + line
+    if first.isdigit() and _ORDERED_START.match(line):
+        return "\\" + line
+    return line
+
+
+def _fence(code: str) -> str:
+    longest = max((len(run) for run in _BACKTICKS.findall(code)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _inline_code(text: str) -> str:
+    if not text:
+        return ""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    ticks = "`" * (longest + 1)
+    if text.startswith("`") or text.endswith("`"):
+        return f"{ticks} {text} {ticks}"
+    return f"{ticks}{text}{ticks}"
+
+
+def _language(element: Element) -> str:
+    """The language a ``<pre>`` declares on itself or on its ``<code>`` child."""
+    candidates = [element]
+    for child in element.children:
+        if type(child) is Element and child.tag == "code":
+            candidates.append(child)
+    for candidate in candidates:
+        classes = candidate.attrs.get("class")
+        if classes:
+            found = _LANGUAGE.search(classes)
+            if found:
+                return found.group(1)
+    return ""
+
+
+def _is_data_table(table: Element) -> bool:
+    """A table of rows and columns (rendered as a pipe table), not one used for layout."""
+    if table.attrs.get("role") in ("presentation", "none"):
+        return False
+    stack: list[Element] = [table]
+    rows = 0
+    widest = 0
+    seen = 0
+    while stack:
+        element = stack.pop()
+        for child in element.children:
+            if type(child) is not Element:
+                continue
+            seen += 1
+            if seen > _MAX_TABLE_SCAN:
+                return False
+            tag = child.tag
+            if tag == "table":
+                return False
+            if tag == "tr":
+                rows += 1
+                cells = sum(
+                    1 for cell in child.children if type(cell) is Element and cell.tag in _CELL_TAGS
+                )
+                widest = max(widest, cells)
+            stack.append(child)
+    return widest >= 2 and rows >= 1
+
+
+def _cell_text(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _pipe_table(rows: list[list[str]]) -> str:
+    width = max(len(row) for row in rows)
+    lines = []
+    for number, row in enumerate(rows):
+        cells = row + [""] * (width - len(row))
+        lines.append("| " + " | ".join(cells) + " |")
+        if number == 0:
+            lines.append("|" + "---|" * width)
+    return "\n".join(lines)
+
+
+def _list_block(items: list[str], ordered: bool, start: int) -> str:
+    lines: list[str] = []
+    number = start
+    for item in items:
+        marker = f"{number}. " if ordered else "- "
+        number += 1
+        pad = " " * len(marker)
+        for position, line in enumerate(item.split("\n")):
+            if position == 0:
+                lines.append(marker + line)
+            else:
+                lines.append(pad + line if line else "")
+    return "\n".join(lines)
+
+
+def _list_start(element: Element) -> int:
+    start = element.attrs.get("start")
+    if start and start.strip().isdigit() and len(start.strip()) < 10:
+        return int(start.strip())
+    return 1
+
+
+class Renderer:
+    """Turns chosen subtrees into one markdown string.
+
+    ``resolve`` maps an ``href``/``src`` to the absolute URL to print, or ``None`` to print the
+    text alone. ``skip`` says which elements (with their subtrees) to leave out.
+    """
+
+    def __init__(self, resolve: Resolver, skip: Callable[[Element], bool] | None = None) -> None:
+        self._resolve = resolve
+        self._skip = skip
+        self._frames: list[_Frame] = [_Frame(_ROOT, None)]
+        self._pre_depth = 0
+        self._tables = 0  # data tables open, so cells know where to go
+
+    def render(self, roots: list[Element]) -> str:
+        for root in roots:
+            self._walk(root)
+        while len(self._frames) > 1:  # unbalanced only if a walk stopped early; be safe
+            self._frames.pop()
+        text = self._frames[0].joined()
+        return text.strip()
+
+    # The walk -------------------------------------------------------------------------------
+
+    def _walk(self, root: Element) -> None:
+        skip = self._skip
+        if skip is not None and skip(root):
+            return
+        elements: list[Element] = [root]
+        positions: list[int] = [0]
+        self._enter(root)
+        while elements:
+            element = elements[-1]
+            position = positions[-1]
+            children = element.children
+            if position < len(children):
+                positions[-1] = position + 1
+                child = children[position]
+                if type(child) is str:
+                    self._text(child)
+                    continue
+                assert isinstance(child, Element)
+                if skip is not None and skip(child):
+                    continue
+                if self._enter(child):
+                    elements.append(child)
+                    positions.append(0)
+                else:
+                    self._leave(child)
+            else:
+                elements.pop()
+                positions.pop()
+                self._leave(element)
+
+    def _text(self, text: str) -> None:
+        frame = self._frames[-1]
+        if self._pre_depth:
+            frame.inline.append(text)
+        else:
+            frame.inline.append(_SPACES.sub(" ", text))
+
+    def _push(self, kind: int, element: Element) -> None:
+        self._frames.append(_Frame(kind, element))
+
+    def _enter(self, element: Element) -> bool:
+        """Open ``element``; return whether to walk its children."""
+        tag = element.tag
+        frame = self._frames[-1]
+        if self._pre_depth:
+            if tag == "br":
+                frame.inline.append("\n")
+            elif tag in INLINE:
+                pass
+            elif (
+                tag in ("p", "div", "li", "tr")
+                and frame.inline
+                and not frame.inline[-1].endswith("\n")
+            ):
+                frame.inline.append("\n")
+            return True
+        if tag in INLINE:
+            if tag == "a":
+                self._push(_LINK, element)
+            elif tag == "br":
+                frame.inline.append("\n")
+                return False
+            elif tag == "img":
+                self._image(element, frame)
+                return False
+            elif tag in ("code", "kbd", "samp", "tt"):
+                self._push(_CODE, element)
+                self._pre_depth += 1
+            return True
+        if tag in _HEADINGS:
+            self._push(_HEADING, element)
+        elif tag in _LIST_TAGS:
+            frame.flush()
+            self._push(_LIST, element)
+        elif tag == "li":
+            self._push(_ITEM, element)
+        elif tag == "blockquote":
+            self._push(_QUOTE, element)
+        elif tag in ("pre", "xmp", "listing", "plaintext"):
+            self._push(_PRE, element)
+            self._pre_depth += 1
+        elif tag == "table":
+            if _is_data_table(element):
+                self._push(_TABLE, element)
+                self._tables += 1
+            else:
+                frame.flush()
+        elif tag == "tr" and frame.kind == _TABLE:
+            self._push(_ROW, element)
+        elif tag in _CELL_TAGS and frame.kind == _ROW:
+            self._push(_CELL, element)
+        elif tag == "hr":
+            frame.add_block("---")
+            return False
+        else:
+            frame.flush()
+        return True
+
+    def _leave(self, element: Element) -> None:
+        frame = self._frames[-1]
+        if frame.element is not element:
+            if element.tag not in INLINE and not self._pre_depth:
+                frame.flush()
+            return
+        self._frames.pop()
+        parent = self._frames[-1]
+        kind = frame.kind
+        if kind == _LINK:
+            self._link(frame, parent)
+        elif kind == _CODE:
+            self._pre_depth -= 1
+            text = "".join(frame.inline)
+            if self._pre_depth:
+                parent.inline.append(text)
+            else:
+                parent.inline.append(_inline_code(_SPACES.sub(" ", text).strip()))
+        elif kind == _HEADING:
+            text = frame.one_line()
+            if text:
+                if parent.kind in _LINE_KINDS:
+                    parent.inline.append(" " + text + " ")
+                else:
+                    parent.add_block("#" * _HEADINGS[element.tag] + " " + text)
+        elif kind == _ITEM:
+            text = frame.joined()
+            if parent.kind == _LIST:
+                if text:
+                    parent.data.append(text)
+            elif text:
+                parent.add_block(_list_block([text], False, 1), tight=True)
+        elif kind == _LIST:
+            items = [item for item in frame.data if isinstance(item, str)]
+            frame.flush()
+            items.extend(frame.blocks)  # stray content directly inside the list
+            if items:
+                ordered = element.tag == "ol"
+                parent.add_block(_list_block(items, ordered, _list_start(element)), tight=True)
+        elif kind == _QUOTE:
+            text = frame.joined()
+            if text:
+                parent.add_block(
+                    "\n".join("> " + line if line else ">" for line in text.split("\n"))
+                )
+        elif kind == _PRE:
+            self._pre_depth -= 1
+            code = "".join(frame.inline).strip("\n")
+            if code.strip():
+                fence = _fence(code)
+                parent.add_block(f"{fence}{_language(element)}\n{code}\n{fence}")
+        elif kind == _CELL:
+            parent.data.append(_cell_text(frame.one_line()))
+        elif kind == _ROW:
+            frame.flush()
+            cells = [cell for cell in frame.data if isinstance(cell, str)]
+            if cells:
+                parent.data.append(cells)
+        elif kind == _TABLE:
+            self._tables -= 1
+            rows = [row for row in frame.data if isinstance(row, list)]
+            caption = frame.joined()
+            if caption:
+                parent.add_block(caption)
+            if rows:
+                parent.add_block(_pipe_table(rows))
+
+    def _link(self, frame: _Frame, parent: _Frame) -> None:
+        text = frame.one_line()
+        if not text:
+            return
+        href = frame.element.attrs.get("href") if frame.element is not None else None
+        url = self._resolve(href) if href else None
+        if url is None:
+            parent.inline.append(text)
+        else:
+            parent.inline.append(f"[{text}]({url})")
+
+    def _image(self, element: Element, frame: _Frame) -> None:
+        alt = element.attrs.get("alt")
+        if not alt:
+            return
+        alt = _SPACES.sub(" ", alt).strip()
+        if not alt:
+            return
+        src = element.attrs.get("src")
+        if not src or src.startswith("data:"):
+            src = element.attrs.get("data-src") or src
+        url = self._resolve(src) if src and not src.startswith("data:") else None
+        if url is None:
+            return
+        frame.inline.append(f"![{alt}]({url})")

@@ -1,0 +1,257 @@
+"""Content types and charsets: which responses fetch turns into text, and how it decodes them.
+
+The Content-Type header alone decides (seed 001, "Content types and charsets"): fetch never sniffs
+a body and never reads a ``<meta charset>``. The header is parsed with the WHATWG MIME Sniffing
+standard's "parse a MIME type" algorithm, the one browsers use, so ``Text/HTML ; Charset="UTF-8"``
+means what a browser would take it to mean. Charset labels are resolved with the WHATWG Encoding
+standard's label table (the ``webencodings`` package), so ``latin1``, ``ISO-8859-1`` and
+``us-ascii`` all decode as windows-1252, exactly as in a browser.
+
+Classification happens before any body byte is read; decoding happens after the whole (capped)
+body is in memory, which is why the two are separate functions.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Callable
+from enum import Enum
+
+import webencodings
+
+__all__ = [
+    "BodyKind",
+    "ContentTypeMissing",
+    "ContentTypeRefused",
+    "UnknownCharset",
+    "classify_content_type",
+    "decode_body",
+]
+
+
+class BodyKind(Enum):
+    """How an accepted body is handled."""
+
+    HTML = "html"
+    """Rendered to markdown (readability or the whole page)."""
+    STRUCTURED = "structured"
+    """JSON or XML: returned verbatim, refused whole when over the byte cap."""
+    FLAT = "flat"
+    """Any other ``text/*``: returned verbatim, cut at the byte cap and flagged truncated."""
+
+
+class ContentTypeRefused(Exception):
+    """The declared type cannot be returned as text, or the header does not parse as a MIME
+    type. ``header`` is the Content-Type value verbatim, for the soft refusal text."""
+
+    def __init__(self, header: str) -> None:
+        super().__init__(header)
+        self.header = header
+
+
+class ContentTypeMissing(Exception):
+    """The response declared no content type: no header, an empty one, or one holding a
+    non-ASCII byte (which the spec counts as missing)."""
+
+
+class UnknownCharset(Exception):
+    """The declared charset is not a WHATWG Encoding label. ``label`` is the declared label,
+    lowercased, for the soft refusal text."""
+
+    def __init__(self, label: str) -> None:
+        super().__init__(label)
+        self.label = label
+
+
+def classify_content_type(raw: bytes | None) -> tuple[BodyKind, str | None]:
+    """Classify a raw Content-Type header value; return the kind and the declared charset.
+
+    The charset is returned as declared (unquoted, original case), or None when the header has
+    no usable charset parameter. Raises :class:`ContentTypeMissing` or
+    :class:`ContentTypeRefused`; never anything else, whatever the bytes.
+    """
+    if raw is None:
+        raise ContentTypeMissing()
+    try:
+        header = raw.decode("ascii")
+    except UnicodeDecodeError:
+        raise ContentTypeMissing() from None
+    if not header.strip(_HTTP_WHITESPACE):
+        raise ContentTypeMissing()
+    parsed = _parse_mime_type(header)
+    if parsed is None:
+        raise ContentTypeRefused(header)
+    type_, subtype, parameters = parsed
+    kind = _kind(type_, subtype)
+    if kind is None:
+        raise ContentTypeRefused(header)
+    charset = parameters.get("charset")
+    if charset is not None and not charset.strip(_ASCII_WHITESPACE):
+        charset = None  # charset="" declares nothing; decode as if it were absent
+    return kind, charset
+
+
+def decode_body(body: bytes, charset: str | None) -> str:
+    """Decode a body with its declared charset, the way the WHATWG Encoding standard's
+    "decode" does: a byte order mark wins over the label, and malformed bytes become U+FFFD.
+
+    No charset means UTF-8. Every WHATWG label decodes; any other label raises
+    :class:`UnknownCharset`, the only way decoding can fail.
+    """
+    encoding = webencodings.UTF8 if charset is None else _lookup(charset)
+    if body.startswith(b"\xef\xbb\xbf"):
+        encoding, body = webencodings.UTF8, body[3:]
+    elif body.startswith(b"\xff\xfe"):
+        encoding, body = _UTF16LE, body[2:]
+    elif body.startswith(b"\xfe\xff"):
+        encoding, body = _UTF16BE, body[2:]
+    name: str = encoding.name
+    if name == "replacement":
+        # The label names an encoding that is unsafe to decode (ISO-2022-KR, HZ, ...): the whole
+        # stream decodes to a single U+FFFD, as the Encoding standard's replacement decoder does.
+        return "\ufffd" if body else ""
+    windows_errors = _WINDOWS_SINGLE_BYTE.get(name)
+    if windows_errors is not None:
+        return body.decode(encoding.codec_info.name, windows_errors)
+    codec_info: codecs.CodecInfo = _CODEC_OVERRIDES.get(name, encoding.codec_info)
+    text: str = codec_info.decode(body, "replace")[0]
+    return text
+
+
+def _lookup(label: str) -> webencodings.Encoding:
+    if not label.isascii():
+        raise UnknownCharset(label.lower())
+    encoding = webencodings.lookup(label)
+    if encoding is None:
+        raise UnknownCharset(label.lower())
+    return encoding
+
+
+_UTF16LE = _lookup("utf-16le")
+_UTF16BE = _lookup("utf-16be")
+
+#: WHATWG's gbk decoder *is* its gb18030 decoder (four-byte sequences included); Python's gbk
+#: codec would turn those into replacement characters.
+_CODEC_OVERRIDES: dict[str, codecs.CodecInfo] = {"gbk": codecs.lookup("gb18030")}
+
+def _windows_errors(extra: dict[int, str]) -> Callable[[UnicodeError], tuple[str, int]]:
+    """A decode error handler giving WHATWG's answer for bytes Python's code page lacks: the C1
+    control of the same value for 0x80-0x9F (as Windows does), ``extra`` where WHATWG's index
+    assigns a character, and U+FFFD for the rest."""
+
+    def handle(error: UnicodeError) -> tuple[str, int]:
+        if not isinstance(error, UnicodeDecodeError):
+            raise error
+        byte = error.object[error.start]
+        char = extra.get(byte) or (chr(byte) if 0x80 <= byte <= 0x9F else "\ufffd")
+        return char, error.start + 1
+
+    return handle
+
+
+#: Windows code pages and the error handler that makes Python's codec decode as WHATWG does.
+_WINDOWS_SINGLE_BYTE: dict[str, str] = {
+    name: "runvil-whatwg-windows-1255" if name == "windows-1255" else "runvil-whatwg-windows"
+    for name in ("windows-874", *(f"windows-{page}" for page in range(1250, 1259)))
+}
+codecs.register_error("runvil-whatwg-windows", _windows_errors({}))
+# The one assigned byte Python's cp1255 lacks (WHATWG index-windows-1255: 0xCA is U+05BA).
+codecs.register_error("runvil-whatwg-windows-1255", _windows_errors({0xCA: "\u05ba"}))
+
+
+# --- WHATWG MIME Sniffing, "parse a MIME type" ---------------------------------------------
+
+_HTTP_WHITESPACE = "\t\n\r "
+_ASCII_WHITESPACE = "\t\n\f\r "
+_TOKEN = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_QUOTED_STRING_TOKEN = frozenset("\t" + "".join(chr(c) for c in range(0x20, 0x7F)) +
+                                 "".join(chr(c) for c in range(0x80, 0x100)))
+
+
+def _parse_mime_type(text: str) -> tuple[str, str, dict[str, str]] | None:
+    """The WHATWG algorithm: None on failure, else (type, subtype, parameters) with type,
+    subtype and parameter names lowercased and the first occurrence of a parameter kept."""
+    text = text.strip(_HTTP_WHITESPACE)
+    slash = text.find("/")
+    if slash <= 0:
+        return None
+    type_ = text[:slash]
+    semicolon = text.find(";", slash + 1)
+    end = len(text) if semicolon < 0 else semicolon
+    subtype = text[slash + 1 : end].rstrip(_HTTP_WHITESPACE)
+    if not _is_token(type_) or not subtype or not _is_token(subtype):
+        return None
+    parameters: dict[str, str] = {}
+    position = end
+    while position < len(text):
+        position += 1  # past ";"
+        while position < len(text) and text[position] in _HTTP_WHITESPACE:
+            position += 1
+        start = position
+        while position < len(text) and text[position] not in ";=":
+            position += 1
+        name = text[start:position].lower()
+        if position < len(text):
+            if text[position] == ";":
+                continue
+            position += 1  # past "="
+        if position >= len(text):
+            break
+        if text[position] == '"':
+            value, position = _collect_quoted_string(text, position)
+            while position < len(text) and text[position] != ";":
+                position += 1
+        else:
+            start = position
+            while position < len(text) and text[position] != ";":
+                position += 1
+            value = text[start:position].rstrip(_HTTP_WHITESPACE)
+            if not value:
+                continue
+        if (
+            name
+            and _is_token(name)
+            and all(char in _QUOTED_STRING_TOKEN for char in value)
+            and name not in parameters
+        ):
+            parameters[name] = value
+    return type_.lower(), subtype.lower(), parameters
+
+
+def _collect_quoted_string(text: str, position: int) -> tuple[str, int]:
+    """Collect an HTTP quoted string starting at the opening quote (extract-value mode)."""
+    value: list[str] = []
+    position += 1
+    while True:
+        start = position
+        while position < len(text) and text[position] not in '"\\':
+            position += 1
+        value.append(text[start:position])
+        if position >= len(text):
+            break
+        quote_or_backslash = text[position]
+        position += 1
+        if quote_or_backslash == "\\":
+            if position >= len(text):
+                value.append("\\")
+                break
+            value.append(text[position])
+            position += 1
+        else:
+            break
+    return "".join(value), position
+
+
+def _is_token(text: str) -> bool:
+    return all(char in _TOKEN for char in text)
+
+
+def _kind(type_: str, subtype: str) -> BodyKind | None:
+    if (type_, subtype) in {("text", "html"), ("application", "xhtml+xml")}:
+        return BodyKind.HTML
+    structured = subtype in {"json", "xml"} or subtype.endswith(("+json", "+xml"))
+    if type_ in {"application", "text"} and structured:
+        return BodyKind.STRUCTURED
+    if type_ == "text":
+        return BodyKind.FLAT
+    return None

@@ -14,8 +14,9 @@ page cannot guess it in advance. Escaping runs in this order, and each step keep
 it intact:
 
 1. every ``<`` becomes ``&lt;``, so no text can write an opening or closing tag at all;
-2. every copy of the run's nonce gets a space after its 8th character, so a page that learned the
-   nonce (say, from an earlier result it was shown) still cannot echo it back;
+2. every copy of the run's nonce (overlapping copies included) gets a space after its 8th
+   character, so a page that learned the nonce (say, from an earlier result it was shown) still
+   cannot echo it back;
 3. Mistral-style control markup (``[INST]``, ``[/INST]`` ...) gets a space after its ``[``, so a
    page cannot open a fake instruction turn in templates that read those as special tokens.
 
@@ -68,8 +69,26 @@ def is_nonce(value: object) -> bool:
 def escape(text: str, nonce: str) -> str:
     """The escaped copy of ``text`` that goes inside an envelope with ``nonce``."""
     text = text.replace("<", "&lt;")
-    text = text.replace(nonce, f"{nonce[:8]} {nonce[8:]}")
+    text = _break_nonce(text, nonce)
     return _MARKUP.sub(lambda match: "[ " + match.group(0)[1:], text)
+
+
+def _break_nonce(text: str, nonce: str) -> str:
+    """Put a space after the 8th character of every copy of ``nonce``, overlapping copies
+    included. A plain ``str.replace`` is not enough for a periodic nonce: in 24 ``a``s with nonce
+    ``a`` * 16 the replaced copy's tail and the next 8 ``a``s would form a fresh copy. Breaking
+    every copy found in the original text leaves none: any 16 characters without an inserted
+    space are 16 original ones, and had they spelled the nonce they would hold a space."""
+    cuts = [match.start() + 8 for match in re.finditer(f"(?={re.escape(nonce)})", text)]
+    if not cuts:
+        return text
+    pieces: list[str] = []
+    last = 0
+    for cut in cuts:
+        pieces.append(text[last:cut])
+        last = cut
+    pieces.append(text[last:])
+    return " ".join(pieces)
 
 
 def envelope(text: str, nonce: str) -> str:

@@ -1,47 +1,442 @@
-"""The ``runvil`` command line: the web tools for a person at a terminal or a shell pipeline."""
+"""The ``runvil`` command line: the web tools for a person at a terminal or a shell pipeline.
+
+Two audiences, one rule each. A pipeline gets the exact tool text on stdout and an exit code it
+can branch on (0 success, 1 soft failure with the message on stdout, 2 hard failure with the
+message on stderr, 130 on Ctrl-C). A person at a terminal gets the same words, rendered: markdown
+as markdown, search results as a list, and a spinner on stderr while the network works. Nothing
+is ever printed as a traceback; ``RUNVIL_DEBUG=1`` shows one for an unexpected internal error.
+
+The reference is ``docs/cli.md``; the messages are catalogued in ``docs/errors.md``.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import os
+import re
 import sys
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
 
 import click
 
-from runvil.errors import ToolError
+from runvil.config import Config, ConfigError, load_config
+from runvil.errors import RunError, ToolError
+
+T = TypeVar("T")
+
+EXIT_OK = 0
+EXIT_SOFT = 1
+EXIT_HARD = 2
+EXIT_INTERRUPTED = 130
+
+#: The provenance header every successful fetch starts with. A soft fetch failure is plain text
+#: with no such header, which is how the CLI tells the two apart (documented in docs/cli.md).
+_PROVENANCE = re.compile(
+    r"\Aurl: [^\n]*\ntruncated: (?:true|false)\n"
+    r"extraction: (?P<extraction>readability|raw-html|plain)(?:\n|\Z)"
+)
 
 
-@click.group()
-def cli() -> None:
-    """Safe, exact web access for language models."""
+@dataclass(frozen=True)
+class Outcome:
+    """One tool call as the CLI reports it.
+
+    ``error_kind`` is ``None`` on success, ``"Soft"`` for a soft fetch failure and the
+    :class:`~runvil.errors.ToolErrorKind` name for a hard failure.
+    """
+
+    ok: bool
+    text: str
+    error_kind: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if self.ok:
+            return EXIT_OK
+        return EXIT_SOFT if self.error_kind == "Soft" else EXIT_HARD
+
+    def as_json(self) -> str:
+        return json.dumps(
+            {"ok": self.ok, "text": self.text, "error_kind": self.error_kind}, ensure_ascii=False
+        )
+
+
+def is_fetch_success(text: str) -> bool:
+    """Whether fetch text is a result (provenance header first) rather than a soft failure."""
+    return _PROVENANCE.match(text) is not None
+
+
+def fetch_outcome(text: str) -> Outcome:
+    """Classify the text ``web/fetch`` returned."""
+    if is_fetch_success(text):
+        return Outcome(True, text)
+    return Outcome(False, text, "Soft")
+
+
+# -- running one tool call --------------------------------------------------------------------
+
+
+async def run_fetch(args: Mapping[str, Any]) -> Outcome:
+    """Run one ``web/fetch`` call with the configured network and policy."""
+    from runvil.assemble import network_and_policy
+    from runvil.web import WebFetch
+
+    network, policy = network_and_policy()
+    try:
+        async with WebFetch(policy=policy, network=network) as tool:
+            text: str = await tool.call(dict(args))
+    except ToolError as err:
+        return Outcome(False, str(err), err.kind.value)
+    return fetch_outcome(text)
+
+
+async def run_search(args: Mapping[str, Any], config: Config) -> Outcome:
+    """Run one ``web/search`` call through the configured search provider."""
+    from runvil.assemble import network_and_policy, search_provider
+    from runvil.web import WebSearch
+
+    network, _policy = network_and_policy()
+    provider = search_provider(config.search, network)
+    if provider is None:
+        raise ConfigError("no search provider is configured (search.provider is none)")
+    search = WebSearch(provider)
+    try:
+        text: str = await search.call(dict(args))
+    except ToolError as err:
+        return Outcome(False, str(err), err.kind.value)
+    finally:
+        close = getattr(search, "aclose", None) or getattr(provider, "aclose", None)
+        if close is not None:
+            await close()
+    return Outcome(True, text)
+
+
+# -- terminal output --------------------------------------------------------------------------
+
+
+def _stdout_is_tty() -> bool:
+    return sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def _stderr_is_tty() -> bool:
+    return sys.stderr.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def _spinner(message: str) -> contextlib.AbstractContextManager[Any]:
+    """A spinner on stderr when a person is watching it; nothing otherwise."""
+    if not _stderr_is_tty():
+        return contextlib.nullcontext()
+    from rich.console import Console
+
+    return Console(stderr=True).status(message, spinner="dots")
+
+
+def _run(coro: Awaitable[T], spinner: str | None = None) -> T:
+    """Run a coroutine to completion, turning Ctrl-C into exit 130."""
+    try:
+        with _spinner(spinner) if spinner else contextlib.nullcontext():
+            return asyncio.run(_as_coroutine(coro))
+    except KeyboardInterrupt:
+        sys.exit(EXIT_INTERRUPTED)
+
+
+async def _as_coroutine(aw: Awaitable[T]) -> T:
+    return await aw
+
+
+def _render_fetch_tty(text: str) -> None:
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    console = Console()
+    match = _PROVENANCE.match(text)
+    assert match is not None
+    header, _, body = text.partition("\n\n")
+    console.print(header, style="dim", markup=False, highlight=False)
+    console.print()
+    if match.group("extraction") == "plain":
+        console.print(body, markup=False, highlight=False, soft_wrap=True)
+    else:
+        console.print(Markdown(body))
+
+
+def _render_search_tty(text: str) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console()
+    data = json.loads(text)
+    results = data.get("results", [])
+    if not results:
+        console.print(f"No results for {data.get('query', '')!r}.", markup=False)
+        return
+    for i, row in enumerate(results, 1):
+        line = Text(f"{i}. ", style="bold")
+        line.append(row.get("title") or "(untitled)", style="bold")
+        console.print(line)
+        console.print(Text("   " + row["url"], style="cyan underline"))
+        meta = " · ".join(x for x in (row.get("site_name"), row.get("age")) if x)
+        if meta:
+            console.print(Text("   " + meta, style="dim"))
+        if row.get("description"):
+            console.print(Text("   " + row["description"]))
+        for snippet in row.get("extra_snippets", []):
+            console.print(Text("   › " + snippet, style="dim"))
+        console.print()
+
+
+def _error(message: str) -> None:
+    """A message on stderr, red on a terminal, exact when redirected."""
+    if _stderr_is_tty():
+        from rich.console import Console
+
+        Console(stderr=True).print(message, style="red", markup=False, highlight=False)
+    else:
+        click.echo(message, err=True)
+
+
+def _finish(outcome: Outcome, as_json: bool, render: Callable[[str], None] | None) -> NoReturn:
+    """Print an outcome the way the CLI promises and exit with its code."""
+    if as_json:
+        click.echo(outcome.as_json())
+    elif outcome.ok:
+        if render is not None and _stdout_is_tty():
+            render(outcome.text)
+        else:
+            click.echo(outcome.text)
+    elif outcome.error_kind == "Soft":
+        click.echo(outcome.text)
+    else:
+        _error(outcome.text)
+    sys.exit(outcome.exit_code)
+
+
+@contextlib.contextmanager
+def _failures() -> Iterator[None]:
+    """Configuration and internal failures end the command with exit 2, never a traceback."""
+    try:
+        yield
+    except ConfigError as err:
+        _error(f"runvil: {err}")
+        sys.exit(EXIT_HARD)
+    except (SystemExit, KeyboardInterrupt, click.exceptions.Exit, click.ClickException):
+        raise
+    except Exception as err:
+        if os.environ.get("RUNVIL_DEBUG"):
+            raise
+        _error(f"runvil: internal error: {type(err).__name__}: {err}")
+        sys.exit(EXIT_HARD)
+
+
+def _config(ctx: click.Context, config_path: str | None, **flags: Any) -> Config:
+    path = config_path or (ctx.obj or {}).get("config_path")
+    return load_config(flags, config_path=Path(path) if path else None)
+
+
+# -- commands ---------------------------------------------------------------------------------
+
+_JSON_HELP = 'Print {"ok":...,"text":...,"error_kind":...} instead.'
+_config_option = click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), default=None,
+    help="Configuration file to use instead of ./runvil.toml or ~/.config/runvil/runvil.toml.",
+)
+_provider_option = click.option(
+    "--search-provider", default=None, metavar="NAME",
+    help="Search provider: duckduckgo, brave, tavily, searxng, gateway or none.",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="runvil")
+@_config_option
+@click.pass_context
+def cli(ctx: click.Context, config_path: str | None) -> None:
+    """Safe, exact web access for language models: web_fetch and web_search.
+
+    Exit codes: 0 success, 1 soft failure (message on stdout), 2 hard failure
+    (message on stderr), 130 interrupted.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["config_path"] = config_path
 
 
 @cli.command()
 @click.argument("url")
-@click.option("--max-chars", type=int, default=None, help="Characters of text to return.")
-@click.option("--raw", is_flag=True, default=False, help="Render the whole HTML page.")
-def fetch(url: str, max_chars: int | None, raw: bool) -> None:
-    """Fetch URL and print its main content as text."""
-    from runvil.web import WebFetch
-
+@click.option("--max-chars", type=int, default=None, help="Characters to return (1..40000).")
+@click.option("--raw", is_flag=True, default=False, help="Render the whole page, not the article.")
+@click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
+def fetch(url: str, max_chars: int | None, raw: bool, as_json: bool) -> None:
+    """Fetch URL and print its main content (markdown for HTML pages)."""
     args: dict[str, Any] = {"url": url}
     if max_chars is not None:
         args["max_chars"] = max_chars
     if raw:
         args["raw"] = True
+    with _failures():
+        outcome = _run(run_fetch(args), spinner=f"Fetching {url}")
+    _finish(outcome, as_json, _render_fetch_tty)
 
-    async def run() -> str:
-        async with WebFetch() as tool:
-            return await tool.call(args)
 
-    try:
-        text = asyncio.run(run())
-    except ToolError as err:
-        click.echo(str(err), err=True)
-        sys.exit(2)
-    click.echo(text)
+@cli.command()
+@click.argument("query")
+@click.option("--count", type=int, default=None, help="Maximum number of results (1..20).")
+@click.option("--freshness", default=None, metavar="pd|pw|pm|py", help="Past day/week/month/year.")
+@click.option("--country", default=None, metavar="CODE", help="Country code, e.g. us.")
+@click.option("--lang", default=None, metavar="CODE", help="Search language code, e.g. en.")
+@click.option("--safesearch", default=None, metavar="off|moderate|strict", help="SafeSearch level.")
+@click.option("--site", multiple=True, metavar="DOMAIN", help="Keep only DOMAIN (repeatable).")
+@click.option("--exclude-site", multiple=True, metavar="DOMAIN", help="Drop DOMAIN (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
+@_provider_option
+@_config_option
+@click.pass_context
+def search(
+    ctx: click.Context, query: str, count: int | None, freshness: str | None,
+    country: str | None, lang: str | None, safesearch: str | None, site: tuple[str, ...],
+    exclude_site: tuple[str, ...], as_json: bool, search_provider: str | None,
+    config_path: str | None,
+) -> None:
+    """Search the web for QUERY and print the results."""
+    args: dict[str, Any] = {"query": query}
+    for key, value in (
+        ("count", count), ("freshness", freshness), ("country", country),
+        ("search_lang", lang), ("safesearch", safesearch),
+    ):
+        if value is not None:
+            args[key] = value
+    if site:
+        args["include_domains"] = list(site)
+    if exclude_site:
+        args["exclude_domains"] = list(exclude_site)
+    with _failures():
+        config = _config(ctx, config_path, search_provider=search_provider)
+        outcome = _run(run_search(args, config), spinner=f"Searching for {query!r}")
+    _finish(outcome, as_json, _render_search_tty)
+
+
+@cli.command(name="config")
+@click.option("--json", "as_json", is_flag=True, help="Print the configuration as JSON.")
+@_provider_option
+@_config_option
+@click.pass_context
+def config_command(
+    ctx: click.Context, as_json: bool, search_provider: str | None, config_path: str | None
+) -> None:
+    """Show the effective configuration (secrets masked) and where each setting came from."""
+    from runvil.assemble import describe
+
+    with _failures():
+        data = describe(_config(ctx, config_path, search_provider=search_provider))
+    if as_json:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    click.echo(_config_text(data))
+
+
+def _config_text(data: Mapping[str, Any]) -> str:
+    """The effective configuration as TOML-like lines, each with its source as a comment."""
+    sources: Mapping[str, str] = data["sources"]
+    lines = [f"# file: {data['file'] or '(none found)'}"]
+
+    def line(key: str, value: Any, dotted: str) -> None:
+        shown = json.dumps(value, ensure_ascii=False)
+        lines.append(f"{key} = {shown}  # {sources.get(dotted, 'default')}")
+
+    line("web", data["web"], "web")
+    line("envelope", data["envelope"], "envelope")
+    line("approval", data["approval"], "approval")
+    lines.append("")
+    lines.append("[search]")
+    for key, value in data["search"].items():
+        line(key, value, f"search.{key}")
+    lines.append("")
+    lines.append("[models]")
+    for role, spec in data["models"].items():
+        line(role, spec, f"models.{role}")
+    for name, entry in data["providers"].items():
+        lines.append("")
+        lines.append(f"[providers.{name}]")
+        for key, value in entry.items():
+            if value is not None:
+                lines.append(f"{key} = {json.dumps(value)}")
+    return "\n".join(lines)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--model", "models", multiple=True, metavar="ROLE=PROVIDER:MODEL",
+              help="Map a model role to an endpoint (repeatable).")
+@click.option("--no-web", is_flag=True, default=False, help="Run without the web Pack.")
+@click.option("--approval", default=None, metavar="auto|ask|deny",
+              help="How web tool calls are approved.")
+@_provider_option
+@_config_option
+@click.pass_context
+def run(
+    ctx: click.Context, file: str, models: tuple[str, ...], no_web: bool, approval: str | None,
+    search_provider: str | None, config_path: str | None,
+) -> None:
+    """Run a prompt file and print its result."""
+    from runvil.runner import run_prompt_file
+
+    with _failures():
+        roles: dict[str, str] = {}
+        for item in models:
+            role, sep, spec = item.partition("=")
+            if not sep or not role.strip():
+                raise ConfigError(f"--model must read ROLE=PROVIDER:MODEL, not {item!r}")
+            roles[role.strip()] = spec
+        config = _config(
+            ctx, config_path, search_provider=search_provider, approval=approval,
+            web=False if no_web else None, models=roles,
+        )
+        try:
+            result = _run(run_prompt_file(Path(file), config))
+        except RunError as err:
+            _error(str(err))
+            sys.exit(EXIT_HARD)
+    click.echo(result)
+
+
+@cli.command()
+@click.option("--http", "http", default=None, metavar="HOST:PORT",
+              help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
+@click.option("--envelope/--no-envelope", default=None,
+              help="Wrap results in the untrusted envelope (default: on).")
+@click.option("--no-web", is_flag=True, default=False, help="Serve without the web tools.")
+@click.option("--approval", default=None, metavar="auto|deny", help="auto (default) or deny.")
+@_provider_option
+@_config_option
+@click.pass_context
+def mcp(
+    ctx: click.Context, http: str | None, envelope: bool | None, no_web: bool,
+    approval: str | None, search_provider: str | None, config_path: str | None,
+) -> None:
+    """Serve web_fetch and web_search to MCP clients (stdio by default)."""
+    from runvil.mcp_server import serve
+
+    with _failures():
+        config = _config(
+            ctx, config_path, search_provider=search_provider, envelope=envelope,
+            approval=approval, web=False if no_web else None,
+        )
+        bind: tuple[str, int] | None = None
+        if http is not None:
+            host, sep, port = http.rpartition(":")
+            if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:
+                raise ConfigError(f"--http must read HOST:PORT, not {http!r}")
+            bind = (host.strip("[]"), int(port))
+        try:
+            asyncio.run(serve(config, http=bind))
+        except KeyboardInterrupt:
+            sys.exit(EXIT_INTERRUPTED)
 
 
 def main() -> None:
-    """Console entry point."""
-    cli()
+    """Console entry point (``runvil``)."""
+    cli(prog_name="runvil")

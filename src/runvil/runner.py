@@ -1,0 +1,97 @@
+"""``runvil run FILE.md``: a prompt file run with the configured Host and model roles.
+
+Why a module apart from the CLI: this is where configuration meets the prompt host (model roles
+become endpoints, the approval mode becomes an approver), and the CLI should only parse flags and
+print. The prompt runtime itself lives in :mod:`runvil.prompts`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from runvil.config import Config
+from runvil.host import Approval, ApprovalRequest, Approver, Host
+
+__all__ = ["model_endpoints", "run_prompt_file", "terminal_approver"]
+
+
+def model_endpoints(config: Config, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Each configured role as a :class:`runvil.prompts.ModelEndpoint`.
+
+    A role whose provider names a key variable that is unset gets an empty key: the run fails
+    with the endpoint's own Model error only if the prompt actually uses that role.
+    """
+    from runvil.prompts import ModelEndpoint
+
+    env = dict(os.environ) if env is None else env
+    endpoints: dict[str, Any] = {}
+    for role, spec in config.models.items():
+        provider_name, _, model = spec.partition(":")
+        provider = config.model_provider(provider_name)
+        key = env.get(provider.api_key_env, "") if provider.api_key_env else ""
+        base_url = provider.base_url
+        if provider_name == "openai" and "openai" not in config.providers:
+            base_url = env.get("OPENAI_BASE_URL") or base_url
+        endpoints[role] = ModelEndpoint(
+            api=provider.api, base_url=base_url, model=model, api_key=key
+        )
+    return endpoints
+
+
+def terminal_approver() -> Approver:
+    """Approval mode ``ask``: a question on the terminal before a web tool's call.
+
+    ``y`` allows this call, ``a`` allows this and every later call of the tool in this run, and
+    anything else refuses it (the model reads the refusal). Without a terminal to ask on, every
+    call is refused: silence is not consent.
+    """
+
+    def ask(request: ApprovalRequest) -> Approval:
+        if not sys.stdin.isatty():
+            return Approval.REFUSE
+        sys.stderr.write(
+            f"runvil: allow {request.tool_id} {request.detail}? [y]es / [a]lways / [N]o "
+        )
+        sys.stderr.flush()
+        answer = sys.stdin.readline().strip().lower()
+        if answer in ("a", "always"):
+            return Approval.ALWAYS
+        if answer in ("y", "yes"):
+            return Approval.ONCE
+        return Approval.REFUSE
+
+    async def approve(request: ApprovalRequest) -> Approval:
+        return await asyncio.to_thread(ask, request)
+
+    return approve
+
+
+def _approver(config: Config) -> Approver | None:
+    if config.approval == "ask":
+        return terminal_approver()
+    if config.approval == "deny":
+        return lambda request: Approval.REFUSE
+    return None
+
+
+async def run_prompt_file(path: Path, config: Config) -> str:
+    """Load and run the prompt at ``path``; raises ``RunError`` as the prompt host does."""
+    from runvil.assemble import network_and_policy, search_provider
+    from runvil.prompts import load_prompt, run_prompt
+
+    prompt = load_prompt(path)
+    network, policy = network_and_policy()
+    provider = search_provider(config.search, network) if config.web else None
+    plugins = ("runvil/web", "promptforge/web") if config.web else ()
+    models = model_endpoints(config)
+    async with Host(
+        plugins=plugins, search_provider=provider, network=network,
+        approve=_approver(config), fetch_policy=policy,
+    ) as host:
+        result: str = await run_prompt(prompt, host=host, models=models)
+    return result
+

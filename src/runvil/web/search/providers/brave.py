@@ -1,0 +1,202 @@
+"""Brave Search API (``GET https://api.search.brave.com/res/v1/web/search``).
+
+The key travels in the ``X-Subscription-Token`` header, never in the URL. Arguments map almost
+one to one (``count``, ``freshness``, ``safesearch`` share Brave's own values); ``country`` and
+``search_lang`` are translated into Brave's enums where a translation exists and left out where
+none does, because Brave answers any other value with a 422 that would fail the whole search.
+Descriptions are requested without highlight markup (``text_decorations=false``) and cleaned of
+any that still arrives; ``meta_url.hostname`` becomes ``site_name``; ``extra_snippets`` are
+requested and passed on when the plan delivers them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from runvil.web.fetch.network import Network
+from runvil.web.search.egress import DEFAULT_TIMEOUT, Egress, EgressResponse, retry_on_status
+from runvil.web.search.provider import ProviderError, SearchRequest, SearchResult
+from runvil.web.search.providers._common import (
+    backend_error,
+    clean_text,
+    decode_json,
+    describe_error_body,
+    escape_controls,
+    filter_domains,
+    malformed,
+    optional_text,
+    query_with_operators,
+    redact,
+    string_list,
+    unreadable_error,
+)
+
+URL = "https://api.search.brave.com/res/v1/web/search"
+ENDPOINT = "api.search.brave.com:443"
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+#: Brave's documented ``country`` values (anything else is a 422).
+COUNTRIES = _words(
+    "ALL AR AU AT BE BR CA CL DK FI FR DE HK IN ID IT JP KR MY MX NL NZ NO CN PL PT PH RU SA ZA "
+    "ES SE CH TW TR GB US"
+)
+#: Brave's documented ``search_lang`` values.
+LANGUAGES = _words(
+    "ar eu bn bg ca zh-hans zh-hant hr cs da nl en en-gb et fi fr gl de gu he hi hu is it jp kn "
+    "ko lv lt ms ml mr nb pl pt-br pt-pt pa ro ru sr sk sl es sv ta te th tr uk vi"
+)
+#: Common codes Brave spells differently.
+COUNTRY_ALIASES = {"UK": "GB"}
+LANGUAGE_ALIASES = {
+    "ja": "jp",
+    "zh": "zh-hans",
+    "zh-cn": "zh-hans",
+    "zh-tw": "zh-hant",
+    "pt": "pt-pt",
+    "no": "nb",
+    "en-us": "en",
+    "iw": "he",
+}
+
+
+class BraveProvider:
+    """Search with the Brave Search API and ``api_key`` (a subscription token)."""
+
+    name = "brave"
+    endpoints: Sequence[str] = (ENDPOINT,)
+
+    def __init__(
+        self, api_key: str, *, network: Network | None = None, timeout: float = DEFAULT_TIMEOUT
+    ) -> None:
+        if not api_key or not api_key.strip():
+            raise ValueError("the Brave API key must not be empty")
+        self._key = api_key
+        self._egress = Egress(self.endpoints, network=network, timeout=timeout)
+
+    def __repr__(self) -> str:
+        return "BraveProvider()"
+
+    async def search(self, request: SearchRequest) -> Sequence[SearchResult]:
+        response = await self._egress.send(
+            "GET",
+            URL,
+            params=query_params(request),
+            headers={"Accept": "application/json", "X-Subscription-Token": self._key},
+            retry_if=_retryable,
+        )
+        if not response.ok:
+            raise self._error(response)
+        try:
+            document = decode_json(response.body)
+        except ValueError:
+            raise malformed() from None
+        return filter_domains(parse_results(document), request)
+
+    def _error(self, response: EgressResponse) -> ProviderError:
+        if response.body is None:
+            return unreadable_error(response.status)
+        detail = _error_detail(response.body)
+        text = escape_controls(detail) if detail else describe_error_body(response.body)
+        return backend_error(response.status, redact(text, self._key))
+
+
+def query_params(request: SearchRequest) -> dict[str, str]:
+    params = {"q": query_with_operators(request)}
+    if request.count is not None:
+        params["count"] = str(request.count)
+    if request.freshness is not None:
+        params["freshness"] = request.freshness
+    if request.country is not None:
+        country = request.country.strip().upper()
+        country = COUNTRY_ALIASES.get(country, country)
+        if country in COUNTRIES:
+            params["country"] = country
+    if request.search_lang is not None:
+        lang = request.search_lang.strip().lower().replace("_", "-")
+        lang = LANGUAGE_ALIASES.get(lang, lang)
+        if lang not in LANGUAGES and "-" in lang:
+            lang = LANGUAGE_ALIASES.get(lang.split("-", 1)[0], lang.split("-", 1)[0])
+        if lang in LANGUAGES:
+            params["search_lang"] = lang
+    if request.safesearch is not None:
+        params["safesearch"] = request.safesearch
+    params["text_decorations"] = "false"
+    params["extra_snippets"] = "true"
+    params["result_filter"] = "web"
+    return params
+
+
+def parse_results(document: Any) -> list[SearchResult]:
+    """Rows of ``web.results``; a body without ``web`` is a search that found nothing."""
+    if not isinstance(document, dict):
+        raise malformed()
+    web = document.get("web")
+    if web is None:
+        return []
+    if not isinstance(web, dict):
+        raise malformed()
+    rows = web.get("results", [])
+    if not isinstance(rows, list):
+        raise malformed()
+    results: list[SearchResult] = []
+    for row in rows:
+        if not isinstance(row, dict) or not isinstance(row.get("url"), str):
+            raise malformed()
+        meta = row.get("meta_url")
+        results.append(
+            SearchResult(
+                title=clean_text(row.get("title")),
+                url=row["url"].strip(),
+                description=clean_text(row.get("description")),
+                age=optional_text(row.get("age")),
+                site_name=optional_text(meta.get("hostname")) if isinstance(meta, dict) else None,
+                extra_snippets=string_list(row.get("extra_snippets")),
+            )
+        )
+    return results
+
+
+def _retryable(response: EgressResponse) -> bool:
+    """429 and 5xx, except a monthly quota (``QUOTA_LIMITED``): waiting a few seconds cannot
+    help that one, so it fails at once."""
+    if response.status == 429 and response.body and b"QUOTA_LIMITED" in response.body:
+        return False
+    return retry_on_status(response)
+
+
+def _error_detail(body: bytes) -> str | None:
+    """``{detail} ({code})`` from Brave's ``ErrorResponse`` envelope (``error`` object, or the
+    ``errors`` list its docs show), plus the first validation error's field and message."""
+    try:
+        document = decode_json(body)
+    except ValueError:
+        return None
+    if not isinstance(document, dict):
+        return None
+    error = document.get("error")
+    if error is None and isinstance(document.get("errors"), list) and document["errors"]:
+        error = document["errors"][0]
+    if not isinstance(error, dict):
+        return None
+    detail = error.get("detail") if isinstance(error.get("detail"), str) else None
+    code = error.get("code") if isinstance(error.get("code"), str) else None
+    if not detail and not code:
+        return None
+    text = detail or code or ""
+    if detail and code:
+        text = f"{detail} ({code})"
+    meta = error.get("meta")
+    problems = meta.get("errors") if isinstance(meta, dict) else None
+    if isinstance(problems, list) and problems and isinstance(problems[0], dict):
+        first = problems[0]
+        loc = first.get("loc")
+        where = ".".join(str(p) for p in loc) if isinstance(loc, list) else ""
+        msg = first.get("msg") if isinstance(first.get("msg"), str) else ""
+        if where or msg:
+            text += f": {where}: {msg}" if where and msg else f": {where or msg}"
+    return text[:2000]

@@ -105,10 +105,32 @@ def test_default_search_provider_comes_from_the_environment(
     fakes: Fakes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from_env = object()
-    monkeypatch.setattr("runvil.host._provider_from_env", lambda: from_env)
-    h = Host()
+    seen: list[Any] = []
+
+    def provider_from_env(network: Any) -> object:
+        seen.append(network)
+        return from_env
+
+    monkeypatch.setattr("runvil.host._provider_from_env", provider_from_env)
+    net = object()
+    h = Host(network=net)
     assert h.packs["web"].available
     assert fakes.builds[0][0] is from_env
+    assert seen == [net]
+
+
+def test_environment_provider_is_read_through_the_host_network(
+    fakes: Fakes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("RUNVIL_SEARCH_PROVIDER", "BRAVE_API_KEY", "TAVILY_API_KEY", "SEARXNG_URL",
+                 "RUNVIL_SEARCH_GATEWAY_URL", "RUNVIL_SEARCH_GATEWAY_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RUNVIL_SEARCH_PROVIDER", "nope")
+    with pytest.raises(ValueError, match="RUNVIL_SEARCH_PROVIDER must be one of"):
+        Host()
+    monkeypatch.delenv("RUNVIL_SEARCH_PROVIDER")
+    assert Host().packs["web"].available
+    assert fakes.builds[0][0].name == "duckduckgo"
 
 
 # -- setup problems -----------------------------------------------------------------------------

@@ -354,7 +354,8 @@ class Host:
     * ``config``: maps a Plugin's key (``web``) to its configuration; the web Plugin takes none,
       so only ``None`` or ``{}`` is accepted there (anything else leaves it unavailable).
     * ``search_provider``: the Host-wide search service. Leave it out to read one from the
-      environment; ``None`` means the Host provides none (the Pack is then unavailable).
+      environment (``provider_from_env(network=network)``; a misconfigured environment raises
+      ``ValueError``); ``None`` means the Host provides none (the Pack is then unavailable).
     * ``network``: the network seam for fetches (``None``: the real network).
     * ``approve``: asked before a network tool's call; default: every call is approved.
     * ``fetch_policy``: for embedding applications and tests only (a stricter policy); a Pack or
@@ -378,7 +379,7 @@ class Host:
                 raise ValueError(f"unknown Plugin {name!r}; this host knows {known}")
         config = dict(config or {})
         if search_provider is _FROM_ENV:
-            search_provider = _provider_from_env()
+            search_provider = _provider_from_env(network)
         self._approve = approve
         self._always: set[str] = set()
         self._approval_locks: dict[str, asyncio.Lock] = {}
@@ -669,8 +670,10 @@ def _entries(values: Iterable[str], key: str) -> Iterator[str]:
         yield value
 
 
-def _provider_from_env() -> Any:
-    from runvil.web.search import provider_from_env  # type: ignore[attr-defined]
+def _provider_from_env(network: Any) -> Any:
+    """The provider the environment configures, speaking through the Host's network seam.
+    A misconfigured environment raises ``ValueError`` naming the variable at fault."""
+    from runvil.web.search import provider_from_env
 
-    return provider_from_env()
+    return provider_from_env(network=network)
 

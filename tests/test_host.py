@@ -15,7 +15,7 @@ import pytest
 
 from runvil import Host, RunError, RunErrorKind
 from runvil.host import DEFAULT_PLUGINS, OfferError, requirements_notice
-from runvil.tools import FrozenDict, PackObject, ToolObject, freeze, thaw, wire_name
+from runvil.tools import PackObject, ToolObject, thaw
 from tests.test_host_fakes import (
     FETCH_SCHEMA,
     SEARCH_DESCRIPTION,
@@ -383,33 +383,3 @@ def test_resolve_accepts_objects_ids_and_paths(fakes: Fakes) -> None:
     assert h.resolve("promptforge/web/search") is h.plugin_tools["promptforge/web/search"]
     with pytest.raises(LookupError, match=r"^unknown tool web_fetch$"):
         h.resolve("web_fetch")
-
-
-# -- wire names and read-only mappings (runvil.tools) ------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("tool_id", "wire"),
-    [("web/fetch", "web_fetch"), ("web/search", "web_search"), ("a.b/c.d", "a_b_c_d")],
-)
-def test_wire_names(tool_id: str, wire: str) -> None:
-    assert wire_name(tool_id) == wire
-
-
-def test_frozen_dict_refuses_every_change() -> None:
-    frozen = freeze({"a": {"b": [1, {"c": 2}]}})
-    assert isinstance(frozen, FrozenDict)
-    for attempt in (
-        lambda: frozen.__setitem__("a", 1),
-        lambda: frozen.__delitem__("a"),
-        lambda: frozen.update(a=1),
-        lambda: frozen.pop("a"),
-        lambda: frozen.popitem(),
-        lambda: frozen.setdefault("x", 1),
-        lambda: frozen.clear(),
-    ):
-        with pytest.raises(TypeError, match="this mapping is read-only"):
-            attempt()
-    assert frozen == {"a": {"b": (1, {"c": 2})}}
-    assert thaw(frozen) == {"a": {"b": [1, {"c": 2}]}}
-    assert json.dumps(frozen) == '{"a": {"b": [1, {"c": 2}]}}'

@@ -45,7 +45,8 @@ async def test_seed_example_all_six_fields_then_three() -> None:
 
 
 async def test_seed_example_empty_results() -> None:
-    assert await WebSearch(FakeProvider()).call({"query": "rust"}) == '{"query":"rust","results":[]}'
+    text = await WebSearch(FakeProvider()).call({"query": "rust"})
+    assert text == '{"query":"rust","results":[]}'
 
 
 async def test_empty_optional_fields_are_left_out_and_utf8_is_kept() -> None:
@@ -85,7 +86,7 @@ async def test_no_field_beyond_the_six_reaches_the_caller() -> None:
 
 
 async def test_results_keep_provider_order() -> None:
-    rows = [SearchResult(title=str(i), url=f"https://{i}.example", description="") for i in range(7)]
+    rows = [SearchResult(str(i), f"https://{i}.example", "d") for i in range(7)]
     text = await WebSearch(FakeProvider(results=rows)).call({"query": "q"})
     assert [r["title"] for r in json.loads(text)["results"]] == [str(i) for i in range(7)]
 

@@ -280,6 +280,8 @@ def _providers(layers: _Layers) -> dict[str, ModelProvider]:
         if "base_url" not in entry:
             raise ConfigError(f"{where}.base_url is required")
         base_url = _as_str(entry["base_url"], f"{where}.base_url")
+        if not base_url.startswith(("http://", "https://")):
+            raise ConfigError(f"{where}.base_url must be an http:// or https:// URL")
         key_env = entry.get("api_key_env")
         if key_env is not None:
             key_env = _as_str(key_env, f"{where}.api_key_env")

@@ -11,7 +11,7 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 from runvil.config import Config
 from runvil.host import Approval, ApprovalRequest, Approver, Host
@@ -22,8 +22,8 @@ __all__ = ["model_endpoints", "run_prompt_file", "terminal_approver"]
 def model_endpoints(config: Config, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Each configured role as a :class:`runvil.prompts.ModelEndpoint`.
 
-    A role whose provider names a key variable that is unset gets an empty key: the run fails
-    with the endpoint's own Model error only if the prompt actually uses that role.
+    A role whose key variable is unset gets no key: the run fails with the endpoint's own Model
+    error only if the prompt actually uses that role.
     """
     from runvil.prompts import ModelEndpoint
 
@@ -32,13 +32,12 @@ def model_endpoints(config: Config, env: dict[str, str] | None = None) -> dict[s
     for role, spec in config.models.items():
         provider_name, _, model = spec.partition(":")
         provider = config.model_provider(provider_name)
-        key = env.get(provider.api_key_env, "") if provider.api_key_env else ""
+        key = env.get(provider.api_key_env) if provider.api_key_env else None
         base_url = provider.base_url
         if provider_name == "openai" and "openai" not in config.providers:
             base_url = env.get("OPENAI_BASE_URL") or base_url
-        endpoints[role] = ModelEndpoint(
-            api=provider.api, base_url=base_url, model=model, api_key=key
-        )
+        api = cast(Literal["openai", "anthropic"], provider.api)
+        endpoints[role] = ModelEndpoint(api=api, base_url=base_url, model=model, api_key=key)
     return endpoints
 
 
@@ -70,6 +69,11 @@ def terminal_approver() -> Approver:
     return approve
 
 
+def _print_line(line: str) -> None:
+    """What a prompt prints goes to stderr, so stdout holds only the run result."""
+    print(line, file=sys.stderr, flush=True)
+
+
 def _approver(config: Config) -> Approver | None:
     if config.approval == "ask":
         return terminal_approver()
@@ -92,6 +96,6 @@ async def run_prompt_file(path: Path, config: Config) -> str:
         plugins=plugins, search_provider=provider, network=network,
         approve=_approver(config), fetch_policy=policy,
     ) as host:
-        result: str = await run_prompt(prompt, host=host, models=models)
+        result: str = await run_prompt(prompt, host=host, models=models, on_print=_print_line)
     return result
 

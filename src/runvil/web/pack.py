@@ -103,8 +103,11 @@ class WebTools:
 def build_web_tools(provider: Any, network: Any, policy: Any) -> WebTools:
     """Build the fetch client (once, with ``policy``, the default one unless an embedding
     application chose a stricter one) and the search tool over ``provider``."""
-    from runvil.web import WebFetch, WebSearch  # type: ignore[attr-defined]
+    # Imported here, not at the top: the Host imports this module whenever runvil is imported,
+    # and the fetch tool's HTML stack is needed only by a Host that builds the Pack.
     from runvil.web.fetch.policy import FetchPolicy
+    from runvil.web.fetch.tool import WebFetch
+    from runvil.web.search.tool import WebSearch
 
     fetch = WebFetch(policy=policy if policy is not None else FetchPolicy(), network=network)
     search = WebSearch(provider)

@@ -12,10 +12,13 @@ route only says where an already approved address is physically reached.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import socket
 import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+
+from runvil.web.fetch.addresses import allowed_addresses
 
 Resolve = Callable[[str], Awaitable[list[str]]]
 Route = Callable[[str, int], tuple[str, int]]
@@ -47,7 +50,8 @@ async def system_resolve(host: str) -> list[str]:
 
 
 _NO_ADDRESS_ERRNOS = frozenset(
-    errno for errno in (getattr(socket, "EAI_NODATA", None), getattr(socket, "EAI_ADDRFAMILY", None))
+    errno
+    for errno in (getattr(socket, "EAI_NODATA", None), getattr(socket, "EAI_ADDRFAMILY", None))
     if errno is not None
 )
 
@@ -68,3 +72,82 @@ class Network:
     resolve: Resolve = system_resolve
     route: Route = identity_route
     ssl_context: ssl.SSLContext = field(default_factory=_default_ssl_context)
+
+
+class NoAllowedAddress(Exception):
+    """Every address a host resolved to is blocked (or it resolved to none): nothing may be
+    dialled. The fetch turns this into the hard ``host {host} has no allowed address``."""
+
+    def __init__(self, host: str) -> None:
+        super().__init__(host)
+        self.host = host
+
+
+class DialRefused(Exception):
+    """A connection attempt outside the current hop's approved addresses.
+
+    Raised by the last-line checks in :mod:`runvil.web.fetch.connector` (the resolver hook, the
+    socket factory, the pooled-connection check). It is deliberately not an ``OSError``, so no
+    layer of aiohttp can mistake it for a routine connect failure and try the next address.
+    """
+
+
+@dataclass
+class DialPermit:
+    """The addresses one hop may connect to: its host's checked answer, in answer order.
+
+    A permit is made fresh for every hop of every call (no approval is ever cached, which is what
+    defeats DNS rebinding) and is consulted by every connection the hop opens or reuses. The
+    route is applied lazily, once per permit, and only to approved addresses.
+    """
+
+    host: str
+    port: int
+    addresses: tuple[str, ...]
+    route: Route
+    connections_opened: int = 0
+    _routed: tuple[tuple[str, int], ...] | None = field(default=None, repr=False)
+
+    def routed(self) -> tuple[tuple[str, int], ...]:
+        """Where each approved address is physically dialled, in answer order."""
+        if self._routed is None:
+            self._routed = tuple(
+                _normalise_endpoint(self.route(ip, self.port)) for ip in self.addresses
+            )
+        return self._routed
+
+    def allows(self, host: str, port: int) -> bool:
+        """Whether a socket to ``(host, port)`` reaches one of this hop's approved addresses."""
+        try:
+            endpoint = _normalise_endpoint((host, port))
+        except ValueError:
+            return False
+        return endpoint in self.routed()
+
+
+def _normalise_endpoint(endpoint: tuple[str, int]) -> tuple[str, int]:
+    """``(ip, port)`` with the IP in canonical text, so ``::1`` and ``0:0::1`` compare equal.
+
+    A route must return an IP address: a name here would be looked up by the socket layer,
+    behind the policy's back, so it is refused with ``ValueError``.
+    """
+    host, port = endpoint
+    return str(ipaddress.ip_address(str(host).split("%", 1)[0])), int(port)
+
+
+async def approve_host(network: Network, host: str, port: int, lookup_timeout: float) -> DialPermit:
+    """Resolve ``host`` once and keep only the answers the blocked table allows.
+
+    Raises :class:`DnsError` when the lookup fails or takes longer than ``lookup_timeout``
+    seconds (a resolver that never answers is a failed lookup, not a hung fetch), and
+    :class:`NoAllowedAddress` when no answer may be dialled.
+    """
+    try:
+        async with asyncio.timeout(lookup_timeout):
+            answers = await network.resolve(host)
+    except TimeoutError as exc:
+        raise DnsError(host) from exc
+    allowed = allowed_addresses(host, answers)
+    if not allowed:
+        raise NoAllowedAddress(host)
+    return DialPermit(host=host, port=port, addresses=tuple(allowed), route=network.route)

@@ -1,0 +1,86 @@
+"""The ``web/fetch`` arguments: their JSON schema and the checks a call's object must pass.
+
+The arguments are one JSON object from Lua, a model or an MCP client. Only ``url``, ``max_chars``
+and ``raw`` are read; any other key is ignored, and JSON ``null`` means the key is absent. The
+checks run in the spec's order (url, max_chars, raw) and report only the first failure, each with
+its exact ``web_fetch:`` message and kind InvalidArguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from runvil.errors import ToolError, ToolErrorKind
+
+MISSING_URL = "web_fetch: missing url argument"
+BAD_MAX_CHARS = "web_fetch: max_chars must be a positive integer"
+BAD_RAW = "web_fetch: raw must be a boolean"
+
+MAX_CHARS_DESCRIPTION = (
+    "Maximum number of characters of text to return for this call. Clamped to the configured "
+    "ceiling. Longer text is truncated on a character boundary and the result is flagged as "
+    "truncated."
+)
+RAW_DESCRIPTION = (
+    "Convert the whole HTML page to markdown instead of extracting the main article; use it "
+    "for pages that are mostly a table or a list. Has no effect on non-HTML responses."
+)
+
+
+@dataclass(frozen=True)
+class FetchRequest:
+    """A call's arguments after the checks: max_chars is already clamped to the ceiling."""
+
+    url: str
+    max_chars: int
+    raw: bool
+
+
+def parameters_schema(ceiling: int) -> dict[str, Any]:
+    """The JSON schema a model sees; ``max_chars`` publishes the policy's ceiling."""
+    return {
+        "type": "object",
+        "properties": {
+            "url": {"type": "string", "description": "The URL to fetch."},
+            "max_chars": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": ceiling,
+                "description": MAX_CHARS_DESCRIPTION,
+            },
+            "raw": {"type": "boolean", "description": RAW_DESCRIPTION},
+        },
+        "required": ["url"],
+    }
+
+
+def parse_arguments(arguments: object, ceiling: int) -> FetchRequest:
+    """Check a call's arguments; raise :class:`ToolError` (InvalidArguments) on the first bad one.
+
+    ``max_chars`` must be a JSON integer: ``true`` is not a number here (Python's ``bool`` is an
+    ``int``, JSON's is not), and a float is refused even when integral (``5.0``), because the
+    schema says integer and a model that sends a float has not followed it. A value above the
+    ceiling is lowered to it. An arguments value that is not an object has no ``url``.
+    """
+    if not isinstance(arguments, Mapping):
+        raise ToolError(ToolErrorKind.InvalidArguments, MISSING_URL)
+    url = arguments.get("url")
+    if not isinstance(url, str):
+        raise ToolError(ToolErrorKind.InvalidArguments, MISSING_URL)
+
+    max_chars = arguments.get("max_chars")
+    if max_chars is None:
+        limit = ceiling
+    elif isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1:
+        raise ToolError(ToolErrorKind.InvalidArguments, BAD_MAX_CHARS)
+    else:
+        limit = min(max_chars, ceiling)
+
+    raw = arguments.get("raw")
+    if raw is None:
+        raw = False
+    elif not isinstance(raw, bool):
+        raise ToolError(ToolErrorKind.InvalidArguments, BAD_RAW)
+    return FetchRequest(url=url, max_chars=limit, raw=raw)

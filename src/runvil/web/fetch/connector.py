@@ -1,0 +1,165 @@
+"""The aiohttp client session that can only reach what the current hop's permit approved.
+
+aiohttp does the HTTP; this module decides where it may connect. Each hop runs with a
+:class:`~runvil.web.fetch.network.DialPermit` in a context variable (set by
+:func:`permitted`), and three independent checks consult it:
+
+1. **The resolver hook.** aiohttp never does DNS itself: when it needs a new connection it asks
+   :class:`_PermitResolver`, which answers with the permit's approved addresses, already routed,
+   in answer order, and refuses any host or port the permit was not made for. DNS caching is off,
+   so every new connection asks again.
+2. **The socket factory.** Just before ``connect()``, every socket's destination is checked
+   against the permit. Nothing that slipped past the resolver (an IP-literal URL, which aiohttp
+   never sends to a resolver) can be dialled.
+3. **The pool check.** A kept-alive connection is reused only when its peer is one of the current
+   hop's approved addresses. A connection approved on an earlier call is closed instead of
+   reused if the name has since moved, so pooling never bypasses a fresh lookup.
+
+The session is anonymous by construction: no proxy (``trust_env=False``, whatever
+``HTTPS_PROXY`` says), a cookie jar that keeps nothing, no default credentials, a fixed
+``User-Agent``, and no automatic decompression (bodies go through our bounded decoders).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import socket
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Any
+
+import aiohttp
+from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.client_proto import ResponseHandler
+from aiohttp.client_reqrep import ClientRequest
+
+from runvil.web.fetch.network import DialPermit, DialRefused, Network
+from runvil.web.fetch.policy import FetchPolicy
+
+#: Content codings our bounded decoders handle (and so the only ones we advertise).
+ACCEPT_ENCODING = "gzip, deflate, br, zstd"
+#: What the fetch can turn into text, best first; anything is still accepted and judged later.
+ACCEPT = (
+    "text/html,application/xhtml+xml,application/json;q=0.9,application/xml;q=0.9,"
+    "text/*;q=0.8,*/*;q=0.1"
+)
+
+_PERMIT: ContextVar[DialPermit | None] = ContextVar("runvil_fetch_permit", default=None)
+
+
+@contextlib.contextmanager
+def permitted(permit: DialPermit) -> Iterator[None]:
+    """Run the enclosed requests under ``permit`` (and only it)."""
+    token = _PERMIT.set(permit)
+    try:
+        yield
+    finally:
+        _PERMIT.reset(token)
+
+
+def _current_permit() -> DialPermit:
+    permit = _PERMIT.get()
+    if permit is None:
+        raise DialRefused("no dial permit for this request")
+    return permit
+
+
+class _PermitResolver(AbstractResolver):
+    """Answers aiohttp's lookups from the hop's permit instead of from DNS."""
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        permit = _current_permit()
+        if host.rstrip(".") != permit.host.rstrip(".") or port != permit.port:
+            raise DialRefused(f"request for {host}:{port} under a permit for another target")
+        permit.connections_opened += 1
+        return [
+            ResolveResult(
+                hostname=host,
+                host=ip,
+                port=dial_port,
+                family=socket.AF_INET6 if ":" in ip else socket.AF_INET,
+                proto=0,
+                flags=socket.AI_NUMERICHOST | socket.AI_NUMERICSERV,
+            )
+            for ip, dial_port in permit.routed()
+        ]
+
+    async def close(self) -> None:
+        return None
+
+
+def _checked_socket(addr_info: Any) -> socket.socket:
+    """aiohttp's ``socket_factory``: the final check before any ``connect()``."""
+    family, type_, proto, _canonname, sockaddr = addr_info
+    permit = _current_permit()
+    if not permit.allows(str(sockaddr[0]), int(sockaddr[1])):
+        raise DialRefused(f"connection to {sockaddr[0]}:{sockaddr[1]} is not approved")
+    return socket.socket(family=family, type=type_, proto=proto)
+
+
+class _GuardedConnector(aiohttp.TCPConnector):
+    """A TCP connector whose pooled connections are reused only for an approved peer."""
+
+    async def connect(
+        self, req: ClientRequest, traces: list[Any], timeout: aiohttp.ClientTimeout
+    ) -> aiohttp.connector.Connection:
+        permit = _current_permit()
+        while True:
+            opened_before = permit.connections_opened
+            conn = await super().connect(req, traces, timeout)
+            if _peer_allowed(conn.protocol, permit):
+                return conn
+            conn.close()
+            if permit.connections_opened != opened_before:
+                # A brand-new connection that fails the check: never retry in a loop.
+                raise DialRefused("new connection reached an address that was not approved")
+
+
+def _peer_allowed(protocol: ResponseHandler | None, permit: DialPermit) -> bool:
+    transport = protocol.transport if protocol is not None else None
+    if transport is None:
+        return False
+    peer = transport.get_extra_info("peername")
+    if not isinstance(peer, tuple) or len(peer) < 2:
+        return False
+    return permit.allows(str(peer[0]), int(peer[1]))
+
+
+def open_session(network: Network, policy: FetchPolicy) -> aiohttp.ClientSession:
+    """A client session for fetches under ``policy``; call inside the running event loop.
+
+    Keep-alive pooling stays on (a TLS handshake per fetch would cost more CPU than the whole
+    rest of the fetch), guarded by the pool check above. ``limit=0`` because aiohttp counts the
+    wait for a pool slot against the connect timeout, which would turn load into false timeouts.
+    Connection attempts go through the approved addresses one at a time in answer order
+    (``happy_eyeballs_delay=None``), so the first that connects wins.
+    """
+    connector = _GuardedConnector(
+        resolver=_PermitResolver(),
+        use_dns_cache=False,
+        ssl=network.ssl_context,
+        socket_factory=_checked_socket,
+        happy_eyeballs_delay=None,
+        limit=0,
+        limit_per_host=0,
+    )
+    return aiohttp.ClientSession(
+        connector=connector,
+        cookie_jar=aiohttp.DummyCookieJar(),
+        trust_env=False,
+        auto_decompress=False,
+        raise_for_status=False,
+        headers={
+            "User-Agent": policy.user_agent,
+            "Accept": ACCEPT,
+            "Accept-Encoding": ACCEPT_ENCODING,
+        },
+        # connect covers TCP + TLS on each hop; the whole-request limit is an asyncio.timeout
+        # around every hop. ceil_threshold=inf keeps aiohttp from rounding the limit up.
+        timeout=aiohttp.ClientTimeout(
+            total=None, connect=policy.connect_timeout, ceil_threshold=math.inf
+        ),
+    )

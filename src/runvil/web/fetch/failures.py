@@ -1,0 +1,84 @@
+"""Every soft and hard outcome of a fetch, with its exact text.
+
+The messages are contract (seed 001, "Every fetch failure message"), so each template lives here
+once and nowhere else. A *soft* failure is the call's result text: the model reads it and tries
+another URL. A *hard* failure fails the call with a :class:`~runvil.errors.ToolError`.
+
+Two URL forms appear in messages, and which one a message uses is part of the contract:
+
+- ``display`` (``scheme://host[:port]/path``) in every message built from a named failure
+  (status, content type, charset, size cap, body read, time limit, refused redirect), so a
+  secret in a query string never reaches the model through an error;
+- the href as requested (query kept, fragment already dropped) in the catch-all network error.
+"""
+
+from __future__ import annotations
+
+from runvil.errors import ToolError, ToolErrorKind
+
+TASK_DID_NOT_FINISH = "web_fetch: the fetch task did not finish"
+
+
+class SoftFailure(Exception):
+    """A fetch that ended without a page; ``text`` is the whole result text for the caller."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def dns_failed(host: str) -> SoftFailure:
+    return SoftFailure(f"dns resolution failed for {host}")
+
+
+def timed_out(display: str) -> SoftFailure:
+    return SoftFailure(f"request to {display} timed out; try again or use a different URL")
+
+
+def body_unreadable(display: str) -> SoftFailure:
+    return SoftFailure(
+        f"the response body from {display} could not be read; try again or use a different URL"
+    )
+
+
+def network_error(href: str) -> SoftFailure:
+    return SoftFailure(f"fetch failed for {href}: network error; try a different URL")
+
+
+def http_status(display: str, status: int) -> SoftFailure:
+    return SoftFailure(f"{display} answered HTTP {status}; try a different URL")
+
+
+def content_type_refused(content_type: str, display: str) -> SoftFailure:
+    return SoftFailure(
+        f"content type {content_type} from {display} cannot be returned as text; "
+        "try an HTML version of the page or a different URL"
+    )
+
+
+def no_content_type(display: str) -> SoftFailure:
+    return SoftFailure(
+        f"response from {display} declared no content type; refusing to guess its format; "
+        "try a different URL"
+    )
+
+
+def size_cap(display: str, limit: int) -> SoftFailure:
+    return SoftFailure(f"response from {display} exceeds the {limit}-byte size cap")
+
+
+def unknown_charset(display: str, label: str) -> SoftFailure:
+    return SoftFailure(
+        f"response from {display} declared unknown charset {label.lower()}; cannot decode its text"
+    )
+
+
+def no_allowed_address(host: str) -> ToolError:
+    return ToolError(ToolErrorKind.InvalidArguments, f"host {host} has no allowed address")
+
+
+def task_did_not_finish() -> ToolError:
+    return ToolError(ToolErrorKind.Other, TASK_DID_NOT_FINISH)

@@ -1,0 +1,208 @@
+"""One hop: send the GET, judge the response head, read the body under the byte cap.
+
+The order of the checks is what makes a refused response cheap: status, then content type, then
+the declared length, then the content coding are all judged on the head alone, so a response
+that will be refused costs no body download. Only an accepted head starts the body read, which
+counts *decoded* bytes as they stream in, so a small compressed body cannot inflate past the cap.
+
+A hop that is not followed any further always leaves its connection closed; only a body read to
+its end returns the connection to the pool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import aiohttp
+from yarl import URL
+
+from runvil.web.fetch import failures
+from runvil.web.fetch.admission import TargetUrl
+from runvil.web.fetch.connector import permitted
+from runvil.web.fetch.content import (
+    BodyKind,
+    ContentTypeMissing,
+    ContentTypeRefused,
+    classify_content_type,
+)
+from runvil.web.fetch.decoding import (
+    BodyDecodeError,
+    BodyDecoder,
+    UnsupportedEncoding,
+    make_decoder,
+)
+from runvil.web.fetch.network import DialPermit, DialRefused
+from runvil.web.fetch.policy import FetchPolicy
+
+#: Statuses that are followed when they carry a ``Location``; any other 3xx is a plain status.
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+RawHeaders = tuple[tuple[bytes, bytes], ...]
+
+
+@dataclass
+class Progress:
+    """Where a fetch is, so a deadline that fires anywhere can name the right URL and text."""
+
+    target: TargetUrl
+    reading_body: bool = False
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """The hop answered with a redirect to ``location`` (raw header text, not yet resolved)."""
+
+    location: str
+
+
+@dataclass(frozen=True)
+class Page:
+    """A body that passed every check, ready to be decoded and rendered."""
+
+    target: TargetUrl
+    kind: BodyKind
+    charset: str | None
+    body: bytes
+    cut_at_cap: bool = False
+    """True when a flat-text body was longer than the byte cap and was read only up to it."""
+
+
+@dataclass
+class _Body:
+    limit: int
+    keep_prefix: bool
+    data: bytearray = field(default_factory=bytearray)
+    cut: bool = False
+
+    def take(self, piece: bytes) -> bool:
+        """Add a decoded piece; False once the cap is passed and reading must stop."""
+        room = self.limit - len(self.data)
+        if len(piece) <= room:
+            self.data += piece
+            return True
+        if not self.keep_prefix:
+            return False
+        self.data += piece[:room]
+        self.cut = True
+        return False
+
+
+async def exchange(
+    session: aiohttp.ClientSession,
+    target: TargetUrl,
+    permit: DialPermit,
+    policy: FetchPolicy,
+    progress: Progress,
+) -> Page | Redirect:
+    """Run one hop to ``target`` over a connection ``permit`` approves.
+
+    Returns the page or the redirect; every other outcome raises a
+    :class:`~runvil.web.fetch.failures.SoftFailure`.
+    """
+    try:
+        url = _request_url(target)
+        with permitted(permit):
+            response = await session.get(
+                url, allow_redirects=False, headers={"Host": target.host_header}
+            )
+    except aiohttp.ServerTimeoutError:
+        raise failures.timed_out(target.display) from None
+    except (aiohttp.ClientError, OSError, DialRefused, ValueError):
+        raise failures.network_error(target.href) from None
+    try:
+        return await _judge(response, target, policy, progress)
+    finally:
+        response.close()  # no-op after a complete read released the connection to the pool
+
+
+async def _judge(
+    response: aiohttp.ClientResponse, target: TargetUrl, policy: FetchPolicy, progress: Progress
+) -> Page | Redirect:
+    raw = response.raw_headers
+    status = response.status
+    if status in REDIRECT_STATUSES:
+        location = _header(raw, b"location")
+        if location is not None:
+            if response.content.at_eof():
+                response.release()  # an empty redirect body: keep the connection for the next hop
+            return Redirect(location.decode("utf-8", "replace"))
+    if not 200 <= status < 300:
+        raise failures.http_status(target.display, status)
+
+    try:
+        kind, charset = classify_content_type(_joined(raw, b"content-type"))
+    except ContentTypeMissing:
+        raise failures.no_content_type(target.display) from None
+    except ContentTypeRefused as refused:
+        raise failures.content_type_refused(refused.header, target.display) from None
+
+    declared = response.content_length
+    if kind is not BodyKind.FLAT and declared is not None and declared > policy.max_bytes:
+        raise failures.size_cap(target.display, policy.max_bytes)
+
+    coding = _joined(raw, b"content-encoding")
+    try:
+        decoder = make_decoder(coding.decode("latin-1") if coding is not None else None)
+    except UnsupportedEncoding:
+        raise failures.body_unreadable(target.display) from None
+
+    progress.reading_body = True
+    body = _Body(limit=policy.max_bytes, keep_prefix=kind is BodyKind.FLAT)
+    try:
+        complete = await _read(response, decoder, body)
+    except (aiohttp.ClientError, OSError, BodyDecodeError):
+        raise failures.body_unreadable(target.display) from None
+    if not complete and not body.cut:
+        raise failures.size_cap(target.display, policy.max_bytes)
+    progress.reading_body = False
+    if complete:
+        response.release()
+    return Page(
+        target=target, kind=kind, charset=charset, body=bytes(body.data), cut_at_cap=body.cut
+    )
+
+
+async def _read(response: aiohttp.ClientResponse, decoder: BodyDecoder, body: _Body) -> bool:
+    """Stream the body through ``decoder`` into ``body``; False when the cap stopped it."""
+    async for chunk in response.content.iter_any():
+        if not _take_all(decoder.feed(chunk), body):
+            return False
+    return _take_all(decoder.finish(), body)
+
+
+def _take_all(pieces: Iterator[bytes], body: _Body) -> bool:
+    # The decoder is lazy: stopping here stops the decompression too, so a bomb costs at most
+    # one piece past the cap.
+    return all(body.take(piece) for piece in pieces)
+
+
+def _request_url(target: TargetUrl) -> URL:
+    """The yarl URL whose request line is exactly ``target.path_and_query``.
+
+    The whole request target goes into ``path`` with ``encoded=True``, so yarl neither re-quotes
+    it nor normalises it: not even an empty query (``/?``), which ``URL(href)`` would drop. What
+    the admission checks approved is, byte for byte, what the server receives.
+    """
+    return URL.build(
+        scheme=target.scheme,
+        host=target.host,
+        port=target.port,
+        path=target.path_and_query,
+        encoded=True,
+    )
+
+
+def _header(raw: RawHeaders, name: bytes) -> bytes | None:
+    for key, value in raw:
+        if key.lower() == name:
+            return value
+    return None
+
+
+def _joined(raw: RawHeaders, name: bytes) -> bytes | None:
+    """All field lines of ``name`` combined with ``", "``, as HTTP defines a repeated field."""
+    values = [value for key, value in raw if key.lower() == name]
+    if not values:
+        return None
+    return values[0] if len(values) == 1 else b", ".join(values)

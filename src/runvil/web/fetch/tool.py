@@ -1,0 +1,141 @@
+"""``web/fetch``: arguments in, one page out as text with its provenance header.
+
+:class:`WebFetch` is the tool. It owns one aiohttp session (a keep-alive pool guarded per hop,
+see :mod:`runvil.web.fetch.connector`), made inside the running event loop either by
+``async with`` or lazily on the first call, because a Host builds its tools before any loop runs.
+
+A call goes: arguments (:mod:`.arguments`) -> URL admission (:mod:`.admission`, no network yet)
+-> the fetch task (resolve, dial, redirects, body under the caps) -> decoding -> extraction ->
+the ``max_chars`` cut -> the result text. Every soft failure is returned as the whole result
+text; hard failures raise :class:`~runvil.errors.ToolError`.
+
+The fetch runs in a task of its own, awaited by the call. Cancelling the call cancels the task
+and waits for it, so the connection is closed at once and nothing outlives the call. A task that
+ends without a result for any other reason (cancelled from elsewhere, or an unexpected exception
+from an injected resolver) fails the call with kind Other, ``web_fetch: the fetch task did not
+finish``, and is logged with its traceback for the operator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from types import TracebackType
+
+import aiohttp
+
+from runvil.errors import ToolError, ToolErrorKind
+from runvil.tools import Tool
+from runvil.web.fetch import failures
+from runvil.web.fetch.admission import TargetUrl, UrlRefused, admit_url
+from runvil.web.fetch.arguments import FetchRequest, parameters_schema, parse_arguments
+from runvil.web.fetch.connector import open_session
+from runvil.web.fetch.content import BodyKind, UnknownCharset, decode_body
+from runvil.web.fetch.extract import render_html
+from runvil.web.fetch.http import Page
+from runvil.web.fetch.network import Network
+from runvil.web.fetch.policy import FetchPolicy
+from runvil.web.fetch.redirects import fetch_page
+
+logger = logging.getLogger("runvil.web.fetch")
+
+TOOL_ID = "web/fetch"
+DESCRIPTION = "Fetch a web page and return its main content as markdown."
+
+
+class WebFetch:
+    """The ``web/fetch`` tool: ``await fetch.call({"url": ...})`` returns the result text."""
+
+    def __init__(self, policy: FetchPolicy | None = None, network: Network | None = None) -> None:
+        self.policy = policy if policy is not None else FetchPolicy()
+        self.network = network if network is not None else Network()
+        self.tool = Tool(
+            id=TOOL_ID, description=DESCRIPTION, parameters=parameters_schema(self.policy.max_chars)
+        )
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def __aenter__(self) -> WebFetch:
+        self._ensure_session()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool. A later call opens a new one."""
+        session, self._session, self._loop = self._session, None, None
+        if session is not None and not session.closed:
+            await session.close()
+
+    async def call(self, arguments: object) -> str:
+        """Run one fetch. Success and soft failures return text; hard failures raise."""
+        request = parse_arguments(arguments, self.policy.max_chars)
+        try:
+            target = admit_url(request.url)
+        except UrlRefused as refusal:
+            if refusal.soft:
+                return refusal.message
+            raise ToolError(ToolErrorKind.InvalidArguments, refusal.message) from None
+        session = self._ensure_session()
+        task = asyncio.create_task(self._run(session, target, request))
+        try:
+            return await task
+        except ToolError:
+            raise
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # the call itself was cancelled: the task has already closed everything
+            logger.error("web_fetch task for %s was cancelled outside its call", target.display)
+            raise failures.task_did_not_finish() from None
+        except Exception:
+            logger.exception("web_fetch task for %s failed", target.display)
+            raise failures.task_did_not_finish() from None
+
+    async def _run(
+        self, session: aiohttp.ClientSession, target: TargetUrl, request: FetchRequest
+    ) -> str:
+        try:
+            page = await fetch_page(session, self.network, self.policy, target)
+        except failures.SoftFailure as failure:
+            return failure.text
+        return render_page(page, request)
+
+    def _ensure_session(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._loop is not loop:
+            # A session belongs to the loop it was made in; one left behind by a finished loop
+            # cannot be closed from this one, and its sockets died with that loop.
+            self._session = open_session(self.network, self.policy)
+            self._loop = loop
+        return self._session
+
+
+def render_page(page: Page, request: FetchRequest) -> str:
+    """Decode, extract, cut to ``max_chars`` and put the provenance header on top."""
+    final = page.target
+    try:
+        text = decode_body(page.body, page.charset)
+    except UnknownCharset as unknown:
+        return failures.unknown_charset(final.display, unknown.label).text
+    if page.kind is BodyKind.HTML:
+        text, extraction = render_html(text, final.href, request.raw)
+    else:
+        extraction = "plain"
+    truncated = page.cut_at_cap
+    if len(text) > request.max_chars:
+        text = text[: request.max_chars]
+        truncated = True
+    return (
+        f"url: {final.href}\n"
+        f"truncated: {'true' if truncated else 'false'}\n"
+        f"extraction: {extraction}\n"
+        f"\n"
+        f"{text}"
+    )

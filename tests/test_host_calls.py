@@ -442,3 +442,26 @@ async def test_an_approver_must_answer_with_an_approval(fakes: Fakes) -> None:
         with pytest.raises(TypeError, match="an approver must answer with an Approval, not 'yes'"):
             await h.call("web/fetch", {"url": URL})
     assert fakes.fetch.calls == []
+
+
+def test_a_host_outlives_an_event_loop(fakes: Fakes) -> None:
+    # One asyncio.run per CLI command: approval locks and runs must not stick to a dead loop.
+    asked: list[str] = []
+
+    async def approve(request: ApprovalRequest) -> Approval:
+        asked.append(request.detail)
+        await asyncio.sleep(0.001)
+        return Approval.ONCE
+
+    h = host(approve=approve)
+
+    async def two_calls(tag: str) -> None:
+        async with h.run() as run:
+            await asyncio.gather(
+                run.call("web/fetch", {"url": f"{URL}{tag}1"}),
+                run.call("web/fetch", {"url": f"{URL}{tag}2"}),
+            )
+
+    asyncio.run(two_calls("a"))
+    asyncio.run(two_calls("b"))
+    assert asked == [f"{URL}a1", f"{URL}a2", f"{URL}b1", f"{URL}b2"]

@@ -24,6 +24,7 @@ import enum
 import inspect
 import json
 import logging
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType, TracebackType
@@ -382,7 +383,11 @@ class Host:
             search_provider = _provider_from_env(network)
         self._approve = approve
         self._always: set[str] = set()
-        self._approval_locks: dict[str, asyncio.Lock] = {}
+        # Per event loop: a Host may outlive a loop (one ``asyncio.run`` per CLI command), and a
+        # lock is bound to the loop it first waited in.
+        self._approval_locks: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, asyncio.Lock]
+        ] = weakref.WeakKeyDictionary()
         self._default_run: Run | None = None
         self._closed = False
 
@@ -636,7 +641,8 @@ class Host:
     async def _ask(self, catalog: Tool, detail: str) -> None:
         if catalog.id in self._always:
             return
-        lock = self._approval_locks.setdefault(catalog.id, asyncio.Lock())
+        locks = self._approval_locks.setdefault(asyncio.get_running_loop(), {})
+        lock = locks.setdefault(catalog.id, asyncio.Lock())
         async with lock:  # one prompt at a time per tool, so "always" covers calls that waited
             if catalog.id in self._always:
                 return

@@ -95,6 +95,15 @@ def test_unknown_plugin_is_refused() -> None:
         Host(plugins=("acme/web",), search_provider=PROVIDER)
 
 
+def test_a_single_plugin_name_counts_as_one(fakes: Fakes) -> None:
+    assert list(host(plugins="promptforge/web").plugins) == ["promptforge/web"]
+
+
+def test_config_must_be_a_mapping(fakes: Fakes) -> None:
+    with pytest.raises(TypeError, match="config maps a Plugin's key to its configuration, not "):
+        host(config=[("web", None)])
+
+
 def test_fetch_client_gets_the_network_and_the_default_policy(fakes: Fakes) -> None:
     net = object()
     host(network=net)

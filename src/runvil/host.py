@@ -373,11 +373,17 @@ class Host:
         *,
         fetch_policy: Any = None,
     ) -> None:
+        if isinstance(plugins, str):
+            plugins = (plugins,)
         names = tuple(dict.fromkeys(plugins))
         for name in names:
             if name not in _KNOWN_PLUGINS:
                 known = ", ".join(_KNOWN_PLUGINS)
                 raise ValueError(f"unknown Plugin {name!r}; this host knows {known}")
+        if config is not None and not isinstance(config, Mapping):
+            raise TypeError(
+                f"config maps a Plugin's key to its configuration, not {type(config).__name__}"
+            )
         config = dict(config or {})
         if search_provider is _FROM_ENV:
             search_provider = _provider_from_env(network)

@@ -22,6 +22,14 @@ from tests.fixtures.internet import FakeInternet
 REPO = Path(__file__).resolve().parent.parent
 GATEWAY_URL = "https://gw.example/search"
 GATEWAY_KEY = "gw-test-key-7f3a"
+GATEWAY_IP = "93.184.216.35"
+
+
+async def serve_gateway(internet: FakeInternet, app: web.Application | None = None) -> None:
+    """Serve the Gateway (``gateway_app()`` unless given) at gw.example."""
+    await internet.serve(
+        app or gateway_app(), hosts=("gw.example",), ip=GATEWAY_IP, names=("gw.example",)
+    )
 
 ARTICLE_HTML = (
     "<!doctype html><html><head><title>Notes</title></head><body>"
@@ -68,20 +76,16 @@ def site_app() -> web.Application:
 
 def gateway_app(results: list[dict[str, Any]] | None = None) -> web.Application:
     """The search Gateway of seed 001: POST with a Bearer key, the tool's own output shape."""
-    seen: list[dict[str, Any]] = []
-
     async def search(request: web.Request) -> web.Response:
         if request.headers.get("Authorization") != f"Bearer {GATEWAY_KEY}":
             return web.Response(status=401, text="bad key")
         body = await request.json()
-        seen.append(body)
         rows = results if results is not None else [
             {"title": "Result for " + body["query"], "url": "https://e.com/r", "description": "D"}
         ]
         return web.json_response({"query": body["query"], "results": rows})
 
     app = web.Application()
-    app["seen"] = seen
     app.router.add_post("/search", search)
     return app
 

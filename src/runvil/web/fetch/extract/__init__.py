@@ -8,8 +8,9 @@ content, ``_markdown`` renders markdown, ``_urls`` makes links absolute.
 
 from __future__ import annotations
 
+from ._content import is_article, is_boilerplate, select
 from ._dom import Document, parse
-from ._markdown import Renderer
+from ._markdown import Renderer, Resolver
 from ._urls import make_resolver
 
 __all__ = ["FALLBACK_BYTES", "RAW_HTML", "READABILITY", "render_html"]
@@ -42,10 +43,13 @@ def render_html(html: str, base_url: str, raw: bool) -> tuple[str, str]:
         return article, RAW_HTML
 
 
-def _article(document: Document, resolve: object) -> str:
-    from ._content import is_boilerplate, select
-
+def _article(document: Document, resolve: Resolver) -> str:
+    """The main content as markdown, or ``""`` when the page is not an article."""
     selection = select(document)
     if not selection.roots:
         return ""
-    return Renderer(resolve, is_boilerplate).render(selection.roots)  # type: ignore[arg-type]
+    renderer = Renderer(resolve, is_boilerplate)
+    text = renderer.render(selection.roots)
+    if not is_article(document, selection.chars - renderer.skipped_chars):
+        return ""
+    return text

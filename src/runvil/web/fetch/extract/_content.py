@@ -25,6 +25,9 @@ import re
 from ._dom import ARIA_HIDDEN, FURNITURE, INLINE, Document, Element
 
 _PARAGRAPH_MIN_CHARS = 25
+# An element holding more than this share of the page's text is treated as a page wrapper even
+# when its tag or class says header, footer, form or sidebar.
+_WRAPPER_SHARE = 0.5
 
 _POSITIVE = re.compile(
     r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story|prose",
@@ -69,6 +72,12 @@ _TAG_BASE = {
     "h6": -5,
     "th": -5,
 }
+# Page-kind decision (tuned on the development set; docs/extraction.md).
+_REPEATED_MIN = 5
+_PROSE_TAGS = frozenset({"p", "br", "span", "a"})
+_LISTING_REPEATED_SHARE = 0.5
+_LISTING_ARTICLE_SHARE = 0.6
+_SMALL_ARTICLE_SHARE = 0.35
 _NEVER_CANDIDATE = frozenset({"body", "html"}) | INLINE
 _CONTAINERS = frozenset({"div", "section", "ul", "ol", "table", "dl", "figure", "span"})
 
@@ -151,11 +160,16 @@ def select(document: Document) -> Selection:
 def _excluded_flags(elements: list[Element]) -> list[bool]:
     """Per element: whether it lies inside furniture, an aria-hidden or an unlikely subtree."""
     excluded = [False] * len(elements)
+    if not elements:
+        return excluded
+    total = elements[0].chars
     for element in elements:
         parent = element.parent
-        inherited = parent is not None and excluded[parent.index]
-        if inherited or element.flags & (FURNITURE | ARIA_HIDDEN) or _unlikely(element):
+        if (parent is not None and excluded[parent.index]) or element.flags & ARIA_HIDDEN:
             excluded[element.index] = True
+        elif element.flags & FURNITURE or _unlikely(element):
+            # A <form> or <header> that wraps most of the page is a wrapper, not furniture.
+            excluded[element.index] = element.chars <= total * _WRAPPER_SHARE
     return excluded
 
 
@@ -262,3 +276,46 @@ def is_boilerplate(element: Element) -> bool:
         if density > 0.5 or (density > 0.2 and weight < 25 and element.chars < 500):
             return True
     return False
+
+
+def repeated_share(document: Document) -> float:
+    """The share of the page's text in its largest run of look-alike siblings.
+
+    Five or more siblings with the same tag and class (cards, result rows, product tiles) that
+    hold much of the page's text mark a listing, whatever its paragraphs look like.
+    """
+    total = document.body.chars
+    if not total:
+        return 0.0
+    best = 0
+    for element in document.elements:
+        groups: dict[tuple[str, str | None], list[int]] = {}
+        for child in element.children:
+            if type(child) is Element and child.chars and child.tag not in _PROSE_TAGS:
+                key = (child.tag, child.attrs.get("class"))
+                group = groups.get(key)
+                if group is None:
+                    groups[key] = [1, child.chars]
+                else:
+                    group[0] += 1
+                    group[1] += child.chars
+        for count, chars in groups.values():
+            if count >= _REPEATED_MIN and chars > best:
+                best = chars
+    return best / total
+
+
+def is_article(document: Document, article_chars: int) -> bool:
+    """Whether the page is an article, so that extracting its main content is right.
+
+    A page is not an article (and comes back whole) when its look-alike items hold most of its
+    text and the extracted content is a minor part of it, or when the extracted content is a
+    small share of the page and the page's metadata does not declare an article.
+    """
+    total = document.body.chars
+    if not total:
+        return False
+    share = article_chars / total
+    if share < _LISTING_ARTICLE_SHARE and repeated_share(document) > _LISTING_REPEATED_SHARE:
+        return False
+    return share >= _SMALL_ARTICLE_SHARE or document.declares_article

@@ -23,7 +23,7 @@ _DROPPED = frozenset(
     {
         "script", "style", "noscript", "template", "head", "title", "meta", "link", "base",
         "svg", "iframe", "object", "embed", "canvas", "select", "datalist", "option", "optgroup",
-        "dialog", "input", "textarea", "button", "audio", "video", "source", "track", "map",
+        "dialog", "input", "textarea", "audio", "video", "source", "track", "map",
         "area", "frame", "frameset", "param", "applet", "portal", "slot",
     }
 )  # fmt: skip
@@ -34,12 +34,12 @@ INLINE = frozenset(
         "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn",
         "em", "font", "i", "img", "ins", "kbd", "label", "mark", "nobr", "q", "rp", "rt",
         "ruby", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt",
-        "u", "var", "wbr", "br", "picture", "output", "math", "meter", "progress",
+        "u", "var", "wbr", "br", "picture", "button", "output", "math", "meter", "progress",
     }
 )  # fmt: skip
 
 # Page furniture: kept in a whole-page rendering, skipped inside an extracted article.
-_FURNITURE_TAGS = frozenset({"nav", "header", "footer", "aside", "form", "menu"})
+_FURNITURE_TAGS = frozenset({"nav", "header", "footer", "aside", "form", "menu", "button"})
 _FURNITURE_ROLES = frozenset(
     {"navigation", "banner", "contentinfo", "complementary", "menu", "menubar", "search"}
 )
@@ -93,15 +93,41 @@ class Element:
 
 
 class Document:
-    """The parsed page: its ``body`` element, every element in document order, and the
-    ``<base href>`` the page declares (``None`` when it declares none)."""
+    """The parsed page: its ``body`` element, every element in document order, the
+    ``<base href>`` the page declares (``None`` when it declares none), and whether its metadata
+    (``og:type``, JSON-LD ``@type``) declares it an article."""
 
-    __slots__ = ("base_href", "body", "elements")
+    __slots__ = ("base_href", "body", "declares_article", "elements")
 
-    def __init__(self, body: Element, elements: list[Element], base_href: str | None) -> None:
+    def __init__(
+        self,
+        body: Element,
+        elements: list[Element],
+        base_href: str | None,
+        declares_article: bool = False,
+    ) -> None:
         self.body = body
         self.elements = elements
         self.base_href = base_href
+        self.declares_article = declares_article
+
+
+# schema.org types whose page is one piece of content, not a list of pieces.
+_ARTICLE_TYPES = re.compile(
+    r'"@type"\s*:\s*\[?\s*"(?:[A-Za-z]*Article|BlogPosting|LiveBlogPosting|Report|'
+    r'DiscussionForumPosting|QAPage|Recipe|Product|Review|HowTo|SocialMediaPosting|Blog)"'
+)
+
+
+def _declares_article(tree: LexborHTMLParser) -> bool:
+    og = tree.css_first('meta[property="og:type"]')
+    if og is not None and (og.attributes.get("content") or "").strip().lower() == "article":
+        return True
+    for script in tree.css('script[type="application/ld+json"]'):
+        text = script.text(deep=True)
+        if text and _ARTICLE_TYPES.search(text):
+            return True
+    return False
 
 
 def _is_hidden(attrs: dict[str, str | None]) -> bool:
@@ -166,6 +192,7 @@ def parse(html: str) -> Document:
     base = tree.css_first("base[href]")
     if base is not None:
         base_href = base.attributes.get("href")
+    declares_article = _declares_article(tree)
     body = Element("body", {}, None)
     start = tree.body
     if start is None:
@@ -215,7 +242,7 @@ def parse(html: str) -> Document:
         pending.append(node)
         current = element
         node = child
-    return Document(body, _preorder(body), base_href)
+    return Document(body, _preorder(body), base_href, declares_article)
 
 
 def _preorder(body: Element) -> list[Element]:

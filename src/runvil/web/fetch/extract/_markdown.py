@@ -219,6 +219,7 @@ class Renderer:
         self._frames: list[_Frame] = [_Frame(_ROOT, None)]
         self._pre_depth = 0
         self._tables = 0  # data tables open, so cells know where to go
+        self.skipped_chars = 0  # text left out by ``skip``, for the page-kind decision
 
     def render(self, roots: list[Element]) -> str:
         for root in roots:
@@ -233,6 +234,7 @@ class Renderer:
     def _walk(self, root: Element) -> None:
         skip = self._skip
         if skip is not None and skip(root):
+            self.skipped_chars += root.chars
             return
         elements: list[Element] = [root]
         positions: list[int] = [0]
@@ -249,7 +251,12 @@ class Renderer:
                     continue
                 assert isinstance(child, Element)
                 if skip is not None and skip(child):
+                    self.skipped_chars += child.chars
                     continue
+                if position and child.tag in INLINE and not self._pre_depth:
+                    before = children[position - 1]
+                    if type(before) is Element and before.tag in INLINE:
+                        self._separate()
                 if self._enter(child):
                     elements.append(child)
                     positions.append(0)
@@ -259,6 +266,12 @@ class Renderer:
                 elements.pop()
                 positions.pop()
                 self._leave(element)
+
+    def _separate(self) -> None:
+        """Keep two adjacent inline elements (menu links, flex items) from gluing words."""
+        inline = self._frames[-1].inline
+        if inline and inline[-1] and not inline[-1][-1].isspace():
+            inline.append(" ")
 
     def _text(self, text: str) -> None:
         frame = self._frames[-1]
@@ -396,15 +409,17 @@ class Renderer:
                 parent.add_block(_pipe_table(rows))
 
     def _link(self, frame: _Frame, parent: _Frame) -> None:
+        wraps_blocks = bool(frame.blocks)
         text = frame.one_line()
         if not text:
             return
         href = frame.element.attrs.get("href") if frame.element is not None else None
         url = self._resolve(href) if href else None
-        if url is None:
-            parent.inline.append(text)
+        markdown = text if url is None else f"[{text}]({url})"
+        if wraps_blocks and parent.kind not in _LINE_KINDS:
+            parent.add_block(markdown)  # a link wrapping blocks (a card) stands on its own
         else:
-            parent.inline.append(f"[{text}]({url})")
+            parent.inline.append(markdown)
 
     def _image(self, element: Element, frame: _Frame) -> None:
         alt = element.attrs.get("alt")

@@ -98,3 +98,43 @@ async def read_head(reader: asyncio.StreamReader) -> bytes:
     if length:
         await reader.readexactly(length)
     return head
+
+
+@pytest.fixture
+async def serve_plain(internet: FakeInternet) -> AsyncIterator[Callable[..., Awaitable[Served]]]:
+    """``await serve_plain(host, handler, ip=..., port=...)``: a plain-HTTP loopback server (a
+    LAN service such as a self-hosted SearXNG), reached through the fake resolver."""
+    runners: list[web.AppRunner] = []
+
+    async def start(
+        host: str,
+        handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+        *,
+        ip: str = "192.168.1.20",
+        port: int = 8888,
+    ) -> Served:
+        served_box: list[Served] = []
+
+        async def endpoint(request: web.Request) -> web.StreamResponse:
+            served = served_box[0]
+            served.request_lines.append(f"{request.method} {request.raw_path}")
+            served.headers.append(dict(request.headers))
+            return await handler(request)
+
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", endpoint)
+        runner = web.AppRunner(app, handle_signals=False)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        runners.append(runner)
+        local = runner.addresses[0][1]
+        served_box.append(Served(runner=runner, port=local))
+        if not host.replace(".", "").isdigit():
+            internet.dns[host] = [ip]
+        internet.routes[(ip, port)] = ("127.0.0.1", local)
+        return served_box[0]
+
+    yield start
+    for runner in runners:
+        await runner.cleanup()

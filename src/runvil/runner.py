@@ -8,36 +8,35 @@ print. The prompt runtime itself lives in :mod:`runvil.prompts`.
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, cast
 
-from runvil.config import Config
+from runvil.config import Config, ConfigError
 from runvil.host import Approval, ApprovalRequest, Approver, Host
 
 __all__ = ["model_endpoints", "run_prompt_file", "terminal_approver"]
 
 
-def model_endpoints(config: Config, env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Each configured role as a :class:`runvil.prompts.ModelEndpoint`.
+def model_endpoints(
+    config: Config, roles: Iterable[str], env: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The endpoints of the configured roles among ``roles`` (the ones the prompt names).
 
-    A role whose key variable is unset gets no key: the run fails with the endpoint's own Model
-    error only if the prompt actually uses that role.
+    Roles the prompt does not name are not resolved, so a stale ``RUNVIL_MODEL_*`` variable or a
+    role for another prompt whose key is unset never stops this run.
     """
-    from runvil.prompts import ModelEndpoint
+    from runvil.prompts.models import endpoint_from_spec
 
-    env = dict(os.environ) if env is None else env
     endpoints: dict[str, Any] = {}
-    for role, spec in config.models.items():
-        provider_name, _, model = spec.partition(":")
-        provider = config.model_provider(provider_name)
-        key = env.get(provider.api_key_env) if provider.api_key_env else None
-        base_url = provider.base_url
-        if provider_name == "openai" and "openai" not in config.providers:
-            base_url = env.get("OPENAI_BASE_URL") or base_url
-        api = cast(Literal["openai", "anthropic"], provider.api)
-        endpoints[role] = ModelEndpoint(api=api, base_url=base_url, model=model, api_key=key)
+    for role in roles:
+        if role not in config.models:
+            continue
+        try:
+            endpoints[role] = endpoint_from_spec(config.models[role], cast(Any, config), env)
+        except ValueError as err:
+            raise ConfigError(f"model role {role}: {err}") from None
     return endpoints
 
 
@@ -91,7 +90,7 @@ async def run_prompt_file(path: Path, config: Config) -> str:
     network, policy = network_and_policy()
     provider = search_provider(config.search, network) if config.web else None
     plugins = ("runvil/web", "promptforge/web") if config.web else ()
-    models = model_endpoints(config)
+    models = model_endpoints(config, prompt.models)
     async with Host(
         plugins=plugins, search_provider=provider, network=network,
         approve=_approver(config), fetch_policy=policy,

@@ -1,0 +1,289 @@
+"""``runvil fetch`` / ``search`` / ``config`` / ``mcp`` as a user runs them: a child process whose
+piped output is the exact tool text, with exit codes 0 / 1 soft / 2 hard / 130 interrupted."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pty
+import re
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+from runvil.cli import Outcome, fetch_outcome, is_fetch_success
+from tests.faces_helpers import (
+    GATEWAY_KEY,
+    REPO,
+    child_env,
+    gateway_app,
+    hello_text,
+    run_cli,
+    serve_gateway,
+    site_app,
+    write_seam,
+)
+from tests.fixtures.internet import FakeInternet
+
+MISSING = "https://example.com/missing answered HTTP 404; try a different URL"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+SEARCH_TEXT = (
+    '{"query":"rust","results":[{"title":"Result for rust","url":"https://e.com/r",'
+    '"description":"D"}]}'
+)
+
+
+@pytest.fixture
+async def bodies() -> list[dict[str, Any]]:
+    return []
+
+
+@pytest.fixture
+async def slow_started() -> asyncio.Event:
+    return asyncio.Event()
+
+
+@pytest.fixture
+async def env(
+    internet: FakeInternet, tmp_path: Path, bodies: list[dict[str, Any]],
+    slow_started: asyncio.Event,
+) -> dict[str, str]:
+    app = site_app(slow_started)
+
+    async def missing(request: web.Request) -> web.Response:
+        return web.Response(status=404, text="nope", content_type="text/html")
+
+    app.router.add_get("/missing", missing)
+    await internet.serve(app)
+    await serve_gateway(internet, gateway_app(bodies=bodies))
+    return child_env(write_seam(internet, tmp_path), tmp_path)
+
+
+# -- fetch -------------------------------------------------------------------------------------
+
+
+async def test_fetch_prints_the_exact_tool_text(env: dict[str, str]) -> None:
+    assert await run_cli("fetch", "https://example.com/hello.txt", env=env) == (
+        0, hello_text() + "\n", "",
+    )
+
+
+async def test_fetch_soft_failure_exits_1_with_the_message_on_stdout(env: dict[str, str]) -> None:
+    assert await run_cli("fetch", "https://example.com/missing", env=env) == (1, MISSING + "\n", "")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["https://user:pw@example.com/"], "url must not contain userinfo"),
+        (["https://example.com:8080/"], "port not allowed: 8080"),
+        (["not a url"], "invalid url"),
+        (["https://example.com/", "--max-chars", "0"],
+         "web_fetch: max_chars must be a positive integer"),
+    ],
+)
+async def test_fetch_hard_failure_exits_2_with_the_message_on_stderr(
+    env: dict[str, str], args: list[str], message: str
+) -> None:
+    assert await run_cli("fetch", *args, env=env) == (2, "", message + "\n")
+
+
+async def test_fetch_max_chars_and_raw(env: dict[str, str]) -> None:
+    code, out, _ = await run_cli(
+        "fetch", "https://example.com/hello.txt", "--max-chars", "5", env=env
+    )
+    assert (code, out) == (
+        0, "url: https://example.com/hello.txt\ntruncated: true\nextraction: plain\n\nhello\n",
+    )
+    code, out, _ = await run_cli("fetch", "https://example.com/article", "--raw", env=env)
+    assert code == 0
+    assert out.startswith(
+        "url: https://example.com/article\ntruncated: false\nextraction: raw-html\n\n"
+    )
+    assert "footer text" in out  # the whole page, not only the article
+
+
+async def test_fetch_json_output(env: dict[str, str]) -> None:
+    code, out, err = await run_cli("fetch", "https://example.com/hello.txt", "--json", env=env)
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {"ok": True, "text": hello_text(), "error_kind": None}
+    code, out, err = await run_cli("fetch", "https://example.com/missing", "--json", env=env)
+    assert (code, err) == (1, "")
+    assert json.loads(out) == {"ok": False, "text": MISSING, "error_kind": "Soft"}
+    code, out, err = await run_cli("fetch", "https://user:pw@example.com/", "--json", env=env)
+    assert (code, err) == (2, "")
+    assert json.loads(out) == {
+        "ok": False, "text": "url must not contain userinfo", "error_kind": "InvalidArguments",
+    }
+
+
+async def test_ctrl_c_exits_130_without_a_traceback(
+    env: dict[str, str], slow_started: asyncio.Event
+) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "runvil", "fetch", "https://example.com/slow",
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, env=env, cwd=str(REPO),
+    )
+    await asyncio.wait_for(slow_started.wait(), 30)  # the fetch is under way
+    proc.send_signal(signal.SIGINT)
+    out, err = await asyncio.wait_for(proc.communicate(), 10)
+    assert proc.returncode == 130
+    assert out == b""
+    assert b"Traceback" not in err
+
+
+# -- search ------------------------------------------------------------------------------------
+
+
+async def test_search_prints_the_exact_json_text(env: dict[str, str]) -> None:
+    assert await run_cli("search", "rust", env=env) == (0, SEARCH_TEXT + "\n", "")
+    code, out, _ = await run_cli("search", "rust", "--json", env=env)
+    assert code == 0
+    assert json.loads(out) == {"ok": True, "text": SEARCH_TEXT, "error_kind": None}
+
+
+async def test_search_options_reach_the_provider(
+    env: dict[str, str], bodies: list[dict[str, Any]]
+) -> None:
+    code, _, err = await run_cli(
+        "search", "rust async", "--count", "5", "--freshness", "pw", "--country", "us",
+        "--lang", "en", "--safesearch", "strict", "--site", "docs.rs", "--site", "crates.io",
+        "--exclude-site", "reddit.com", env=env,
+    )
+    assert (code, err) == (0, "")
+    assert bodies == [{
+        "query": "rust async", "count": 5, "freshness": "pw", "country": "us",
+        "search_lang": "en", "safesearch": "strict",
+        "include_domains": ["docs.rs", "crates.io"], "exclude_domains": ["reddit.com"],
+    }]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["rust", "--count", "30"], "web_search: count must be between 1 and 20"),
+        (["rust", "--freshness", "week"], "web_search: invalid arguments"),
+        (["   "], "web_search: query must not be empty"),
+    ],
+)
+async def test_search_hard_failure_exits_2(
+    env: dict[str, str], bodies: list[dict[str, Any]], args: list[str], message: str
+) -> None:
+    assert await run_cli("search", *args, env=env) == (2, "", message + "\n")
+    assert bodies == []
+
+
+async def test_search_provider_none_is_a_clear_configuration_error(env: dict[str, str]) -> None:
+    assert await run_cli("search", "rust", "--search-provider", "none", env=env) == (
+        2, "", "runvil: no search provider is configured (search.provider is none)\n",
+    )
+
+
+# -- config ------------------------------------------------------------------------------------
+
+
+async def test_config_shows_the_effective_settings_with_secrets_masked(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    (tmp_path / "runvil.toml").write_text('approval = "ask"\n[models]\nwriter = "openai:gpt-x"\n')
+    code, out, err = await run_cli("config", env=env, cwd=tmp_path)
+    assert (code, err) == (0, "")
+    assert GATEWAY_KEY not in out
+    path = tmp_path / "runvil.toml"
+    assert out.splitlines() == [
+        f"# file: {path}",
+        "web = true  # default",
+        "envelope = true  # default",
+        f'approval = "ask"  # file:{path}',
+        "",
+        "[search]",
+        'provider = "gateway"  # env:RUNVIL_SEARCH_GATEWAY_URL',
+        'api_key = "********"  # env:RUNVIL_SEARCH_GATEWAY_KEY',
+        'url = "https://gw.example/search"  # env:RUNVIL_SEARCH_GATEWAY_URL',
+        "",
+        "[models]",
+        f'writer = "openai:gpt-x"  # file:{path}',
+    ]
+    code, out, err = await run_cli(
+        "config", "--json", "--search-provider", "duckduckgo", env=env, cwd=tmp_path
+    )
+    data = json.loads(out)
+    assert (code, data["search"], data["sources"]["search.provider"]) == (
+        0, {"provider": "duckduckgo"}, "flag",
+    )
+
+
+async def test_config_errors_exit_2_with_a_message(env: dict[str, str], tmp_path: Path) -> None:
+    (tmp_path / "runvil.toml").write_text('approval = "often"\n')
+    assert await run_cli("config", env=env, cwd=tmp_path) == (
+        2, "", f"runvil: {tmp_path / 'runvil.toml'}: approval must be one of auto, ask, deny, "
+        "not 'often'\n",
+    )
+    assert await run_cli("mcp", "--http", "localhost", env=env) == (
+        2, "", "runvil: --http must read HOST:PORT, not 'localhost'\n",
+    )
+
+
+# -- the terminal ------------------------------------------------------------------------------
+
+
+def run_on_a_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str]:
+    """Run the CLI with stdout and stderr on a pseudo-terminal; return (exit code, output)."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child
+        os.chdir(REPO)
+        os.execve(sys.executable, [sys.executable, "-m", "runvil", *args],
+                  {**env, "TERM": "xterm-256color", "COLUMNS": "100"})
+    chunks: list[bytes] = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode("utf-8", "replace")
+
+
+async def test_a_terminal_gets_rendered_markdown(env: dict[str, str]) -> None:
+    code, out = await asyncio.to_thread(
+        run_on_a_terminal, ["fetch", "https://example.com/article"], env
+    )
+    assert code == 0
+    assert "url: https://example.com/article" in out
+    assert "Field notes" in out
+    assert "# Field notes" not in out  # the heading is rendered, not shown as markdown source
+    assert "\x1b[" in out  # styled
+
+
+async def test_a_terminal_gets_search_results_as_a_list(env: dict[str, str]) -> None:
+    code, out = await asyncio.to_thread(run_on_a_terminal, ["search", "rust"], env)
+    plain = ANSI.sub("", out)
+    assert code == 0
+    assert "Searching for 'rust'" in plain  # the spinner, on stderr
+    assert "1. Result for rust" in plain
+    assert "   https://e.com/r" in plain
+    assert '{"query"' not in plain
+
+
+# -- the classification rule -------------------------------------------------------------------
+
+
+def test_soft_text_and_results_are_told_apart_by_the_provenance_header() -> None:
+    assert is_fetch_success(hello_text())
+    assert is_fetch_success("url: https://e.com/\ntruncated: true\nextraction: readability\n\n")
+    assert not is_fetch_success(MISSING)
+    assert not is_fetch_success("url: https://e.com/ answered HTTP 500; try a different URL")
+    assert fetch_outcome(MISSING) == Outcome(False, MISSING, "Soft")
+    assert fetch_outcome(MISSING).exit_code == 1
+    assert Outcome(False, "x", "Transport").exit_code == 2
+    assert Outcome(True, "x").exit_code == 0

@@ -1,6 +1,8 @@
 """The web tools: ``web/fetch`` and ``web/search``, and the network seam they share."""
 
 from runvil.web.fetch.network import DnsError, Network
+from runvil.web.fetch.policy import FetchPolicy
+from runvil.web.fetch.tool import WebFetch
 from runvil.web.search import (
     ProviderError,
     SearchProvider,
@@ -11,10 +13,12 @@ from runvil.web.search import (
 
 __all__ = [
     "DnsError",
+    "FetchPolicy",
     "Network",
     "ProviderError",
     "SearchProvider",
     "SearchRequest",
     "SearchResult",
+    "WebFetch",
     "WebSearch",
 ]

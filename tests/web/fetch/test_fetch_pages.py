@@ -1,0 +1,301 @@
+"""Fetching pages: the seeds' examples, the provenance header, content types, charsets, cuts."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import pytest
+from aiohttp import web
+
+from runvil.web import FetchPolicy, WebFetch
+from tests.web.fetch.conftest import (
+    ARTICLE_HTML,
+    FetchFactory,
+    RawSiteFactory,
+    SiteFactory,
+    expect_page,
+)
+
+JSON_BODY = '{"key":"value","numbers":[1,2,3],"nested":{"ok":true}}'
+
+
+def respond(body: bytes | str, content_type: str | None, status: int = 200) -> web.Response:
+    data = body.encode("utf-8") if isinstance(body, str) else body
+    response = web.Response(body=data, status=status)
+    if content_type is None:
+        response.headers.popall("Content-Type", None)
+    else:
+        response.headers["Content-Type"] = content_type
+    return response
+
+
+def serving(
+    body: bytes | str, content_type: str | None, status: int = 200
+) -> Callable[[web.Request], Awaitable[web.Response]]:
+    async def handler(request: web.Request) -> web.Response:
+        return respond(body, content_type, status)
+
+    return handler
+
+
+async def test_fetch_page_returns_the_article_as_markdown(
+    fetch: WebFetch, site: SiteFactory
+) -> None:
+    served = await site({"/": serving(ARTICLE_HTML, "text/html; charset=utf-8")})
+    text = await fetch.call({"url": "https://example.com/"})
+    header, _, body = text.partition("\n\n")
+    assert header == "url: https://example.com/\ntruncated: false\nextraction: readability"
+    assert "This domain is for use in illustrative examples" in body
+    assert "Footer boilerplate" not in body
+    assert "About" not in body
+    assert served.request_lines == ["GET /"]
+
+
+async def test_a_short_page_comes_back_whole_as_raw_html(
+    fetch: WebFetch, site: SiteFactory
+) -> None:
+    await site({"/": serving("<div>short</div>", "text/html")})
+    assert await fetch.call({"url": "https://example.com/"}) == expect_page(
+        "https://example.com/", "short", extraction="raw-html"
+    )
+
+
+async def test_raw_true_keeps_the_rows_of_a_table_page(fetch: WebFetch, site: SiteFactory) -> None:
+    rows = "".join(f"<tr><td>item {i}</td><td>{i}.00</td></tr>" for i in range(30))
+    html = f"<html><body><h1>Prices</h1><table>{rows}</table></body></html>"
+    await site({"/prices": serving(html, "text/html")})
+    text = await fetch.call({"url": "https://example.com/prices", "raw": True})
+    header, _, body = text.partition("\n\n")
+    assert header == "url: https://example.com/prices\ntruncated: false\nextraction: raw-html"
+    for i in range(30):
+        assert f"item {i}" in body and f"{i}.00" in body
+
+
+async def test_missing_page_is_a_soft_404(fetch: WebFetch, site: SiteFactory) -> None:
+    await site({"/missing": serving("<h1>Not here</h1>", "text/html", status=404)})
+    assert await fetch.call({"url": "https://example.com/missing"}) == (
+        "https://example.com/missing answered HTTP 404; try a different URL"
+    )
+
+
+@pytest.mark.parametrize("status", [400, 403, 410, 451, 500, 502, 503, 304, 300, 399])
+async def test_every_non_success_status_is_soft(
+    fetch: WebFetch, site: SiteFactory, status: int
+) -> None:
+    await site({"/x": serving("", "text/plain", status=status)})
+    assert await fetch.call({"url": "https://example.com/x?token=secret#frag"}) == (
+        f"https://example.com/x answered HTTP {status}; try a different URL"
+    )
+
+
+@pytest.mark.parametrize("status", [200, 201, 203, 206, 299])
+async def test_every_2xx_is_success(fetch: WebFetch, site: SiteFactory, status: int) -> None:
+    await site({"/": serving("ok", "text/plain", status=status)})
+    assert await fetch.call({"url": "https://example.com/"}) == expect_page(
+        "https://example.com/", "ok"
+    )
+
+
+async def test_json_comes_back_verbatim(fetch: WebFetch, site: SiteFactory) -> None:
+    await site({"/data.json": serving(JSON_BODY, "application/json")})
+    assert await fetch.call({"url": "https://example.com/data.json"}) == expect_page(
+        "https://example.com/data.json", JSON_BODY
+    )
+
+
+@pytest.mark.parametrize(
+    ("content_type", "extraction"),
+    [
+        ("application/xml", "plain"),
+        ("text/xml", "plain"),
+        ("application/ld+json", "plain"),
+        ("application/atom+xml", "plain"),
+        ("text/plain", "plain"),
+        ("text/markdown", "plain"),
+        ("text/csv", "plain"),
+        ("TEXT/PLAIN ; Charset=UTF-8", "plain"),
+    ],
+)
+async def test_text_types_come_back_verbatim(
+    fetch: WebFetch, site: SiteFactory, content_type: str, extraction: str
+) -> None:
+    body = "<a>1 & 2</a>\n  kept   as is\n"
+    await site({"/doc": serving(body, content_type)})
+    assert await fetch.call({"url": "https://example.com/doc", "raw": True}) == expect_page(
+        "https://example.com/doc", body, extraction=extraction
+    )
+
+
+async def test_xhtml_is_html(fetch: WebFetch, site: SiteFactory) -> None:
+    await site(
+        {"/": serving("<html><body><p>hello xhtml</p></body></html>", "application/xhtml+xml")}
+    )
+    assert await fetch.call({"url": "https://example.com/"}) == expect_page(
+        "https://example.com/", "hello xhtml", extraction="raw-html"
+    )
+
+
+async def test_pdf_is_refused_naming_its_type(fetch: WebFetch, site: SiteFactory) -> None:
+    await site({"/report.pdf": serving(b"%PDF-1.7 ...", "application/pdf")})
+    assert await fetch.call({"url": "https://example.com/report.pdf"}) == (
+        "content type application/pdf from https://example.com/report.pdf cannot be returned "
+        "as text; try an HTML version of the page or a different URL"
+    )
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "application/octet-stream",
+        "image/svg+xml",
+        "image/png",
+        "application/javascript",
+        "audio/mpeg",
+        "application/zip",
+        "no-slash",
+        "text/",
+    ],
+)
+async def test_other_types_are_refused_quoting_the_header(
+    fetch: WebFetch, site: SiteFactory, content_type: str
+) -> None:
+    await site({"/f": serving(b"\x00\x01", content_type)})
+    assert await fetch.call({"url": "https://example.com/f?q=1"}) == (
+        f"content type {content_type} from https://example.com/f cannot be returned as text; "
+        "try an HTML version of the page or a different URL"
+    )
+
+
+@pytest.mark.parametrize(
+    "content_type_line",
+    [
+        None,
+        b"Content-Type: ",
+        b"Content-Type: text/html; charset=\xc3\xa9",
+        b"Content-Type: t\xe9xt/html",
+    ],
+)
+async def test_no_content_type_is_refused(
+    fetch: WebFetch, raw_site: RawSiteFactory, content_type_line: bytes | None
+) -> None:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        lines = [b"HTTP/1.1 200 OK", b"Content-Length: 6"]
+        if content_type_line is not None:
+            lines.append(content_type_line)
+        writer.write(b"\r\n".join(lines) + b"\r\n\r\n<rss/>")
+        await writer.drain()
+
+    await raw_site(answer)
+    assert await fetch.call({"url": "https://example.com/feed"}) == (
+        "response from https://example.com/feed declared no content type; refusing to guess "
+        "its format; try a different URL"
+    )
+
+
+async def test_latin1_notes_keep_their_accents(fetch: WebFetch, site: SiteFactory) -> None:
+    await site({"/notes": serving("Café".encode("latin-1"), "text/plain; charset=ISO-8859-1")})
+    assert await fetch.call({"url": "https://example.com/notes"}) == expect_page(
+        "https://example.com/notes", "Café"
+    )
+
+
+async def test_unknown_charset_is_named_lowercased(fetch: WebFetch, site: SiteFactory) -> None:
+    await site({"/notes": serving(b"Caf\xe9", "text/plain; charset=Not-A-Charset")})
+    assert await fetch.call({"url": "https://example.com/notes"}) == (
+        "response from https://example.com/notes declared unknown charset not-a-charset; "
+        "cannot decode its text"
+    )
+
+
+async def test_charset_comes_from_the_header_never_a_meta_tag(
+    fetch: WebFetch, site: SiteFactory
+) -> None:
+    html = '<html><head><meta charset="shift_jis"></head><body><div>Café ü</div></body></html>'
+    await site({"/": serving(html.encode("utf-8"), "text/html")})
+    text = await fetch.call({"url": "https://example.com/", "raw": True})
+    assert text.endswith("Café ü")
+
+
+async def test_invalid_utf8_is_replaced_not_fatal(fetch: WebFetch, site: SiteFactory) -> None:
+    await site({"/": serving(b"ok \xff\xfe end", "text/plain; charset=utf8")})
+    assert await fetch.call({"url": "https://example.com/"}) == expect_page(
+        "https://example.com/", "ok \ufffd\ufffd end"
+    )
+
+
+async def test_shift_jis_and_windows_1252_decode(fetch: WebFetch, site: SiteFactory) -> None:
+    async def sjis(request: web.Request) -> web.Response:
+        return respond("日本語".encode("shift_jis"), "text/plain; charset=shift_jis")
+
+    async def cp1252(request: web.Request) -> web.Response:
+        return respond("“quoted” €".encode("cp1252"), "text/plain; charset=windows-1252")
+
+    await site({"/sjis": sjis, "/cp": cp1252})
+    assert (await fetch.call({"url": "https://example.com/sjis"})).endswith("\n\n日本語")
+    assert (await fetch.call({"url": "https://example.com/cp"})).endswith("\n\n“quoted” €")
+
+
+async def test_max_chars_25_cuts_and_flags(fetch: WebFetch, site: SiteFactory) -> None:
+    body = "abcdefghijklmnopqrstuvwxyz0123456789"
+    await site({"/": serving(body, "text/plain")})
+    assert await fetch.call({"url": "https://example.com/", "max_chars": 25}) == expect_page(
+        "https://example.com/", body[:25], truncated=True
+    )
+
+
+async def test_text_of_exactly_max_chars_is_whole(fetch: WebFetch, site: SiteFactory) -> None:
+    body = "é" * 25  # 25 characters, 50 bytes: the cut counts characters
+    await site({"/": serving(body, "text/plain")})
+    assert await fetch.call({"url": "https://example.com/", "max_chars": 25}) == expect_page(
+        "https://example.com/", body
+    )
+    assert await fetch.call({"url": "https://example.com/", "max_chars": 24}) == expect_page(
+        "https://example.com/", body[:24], truncated=True
+    )
+
+
+async def test_the_cut_never_splits_a_character(fetch: WebFetch, site: SiteFactory) -> None:
+    body = "a😀b😀c"
+    await site({"/": serving(body, "text/plain")})
+    assert await fetch.call({"url": "https://example.com/", "max_chars": 2}) == expect_page(
+        "https://example.com/", "a😀", truncated=True
+    )
+
+
+async def test_max_chars_above_the_ceiling_is_lowered(
+    make_fetch: FetchFactory, site: SiteFactory
+) -> None:
+    body = "x" * 45_000
+    await site({"/": serving(body, "text/plain")})
+    fetch = make_fetch()
+    assert await fetch.call({"url": "https://example.com/", "max_chars": 100_000}) == expect_page(
+        "https://example.com/", "x" * 40_000, truncated=True
+    )
+    assert await fetch.call({"url": "https://example.com/"}) == expect_page(
+        "https://example.com/", "x" * 40_000, truncated=True
+    )
+
+
+async def test_max_chars_applies_after_extraction(fetch: WebFetch, site: SiteFactory) -> None:
+    await site({"/": serving(ARTICLE_HTML, "text/html")})
+    whole = (await fetch.call({"url": "https://example.com/"})).partition("\n\n")[2]
+    cut = await fetch.call({"url": "https://example.com/", "max_chars": 10})
+    assert cut == expect_page(
+        "https://example.com/", whole[:10], truncated=True, extraction="readability"
+    )
+
+
+async def test_empty_body_is_an_empty_page(fetch: WebFetch, site: SiteFactory) -> None:
+    await site({"/": serving(b"", "text/plain")})
+    assert await fetch.call({"url": "https://example.com/"}) == expect_page(
+        "https://example.com/", ""
+    )
+
+
+async def test_a_policy_may_set_another_user_agent(
+    make_fetch: FetchFactory, site: SiteFactory
+) -> None:
+    served = await site({"/": serving("ok", "text/plain")})
+    await make_fetch(FetchPolicy(user_agent="embedder/1.0")).call({"url": "https://example.com/"})
+    assert served.headers[0]["User-Agent"] == "embedder/1.0"

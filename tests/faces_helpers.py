@@ -11,7 +11,7 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,45 @@ ARTICLE_HTML = (
     + "<p>The quick brown fox jumps over the lazy dog near the river bank today.</p>" * 4
     + "</article><footer>footer text</footer></body></html>"
 )
+
+
+Turn = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class ScriptedModel:
+    """A loopback HTTP server answering each model request with the next scripted turn.
+
+    A turn is a response body, or a function of the request body returning one (so a turn can
+    echo what the client sent back). Every request body is kept in ``requests``.
+    """
+
+    def __init__(self, path: str, turns: list[Turn]) -> None:
+        self.path = path
+        self.turns = list(turns)
+        self.requests: list[dict[str, Any]] = []
+        self.base_url = ""
+        self._runner: web.AppRunner | None = None
+
+    async def start(self) -> None:
+        async def answer(request: web.Request) -> web.Response:
+            body = await request.json()
+            self.requests.append(body)
+            turn = self.turns.pop(0)
+            reply = turn(body) if callable(turn) else turn
+            return web.Response(text=json.dumps(reply), content_type="application/json")
+
+        app = web.Application()
+        app.router.add_post(self.path, answer)
+        self._runner = web.AppRunner(app, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = self._runner.addresses[0][1]
+        self.base_url = f"http://127.0.0.1:{port}"
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
 
 
 def site_app(slow_started: asyncio.Event | None = None) -> web.Application:

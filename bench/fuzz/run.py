@@ -82,7 +82,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1_000_000)
     parser.add_argument("--engine", choices=["atheris", "hypothesis"], default="atheris")
     parser.add_argument("--timeout", type=int, default=10, help="seconds per input (atheris)")
-    parser.add_argument("corpus", nargs="*", help="corpus directories (atheris)")
+    parser.add_argument("--corpus", action="append", default=[], help="corpus directory (atheris)")
     args = parser.parse_args()
     if args.engine == "atheris":
         _atheris(args.target, args.runs, args.timeout, args.corpus)

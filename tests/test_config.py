@@ -205,3 +205,27 @@ def test_secret_in_file_needs_api_key_env_or_value(tmp_path: Path) -> None:
 def test_masked_never_shows_characters() -> None:
     assert masked("sk-verysecret-1234") == "********"
     assert masked(None) is None
+
+
+def test_the_gateway_key_alone_picks_the_gateway_and_asks_for_its_url(tmp_path: Path) -> None:
+    env = {
+        "HOME": str(tmp_path), "RUNVIL_SEARCH_GATEWAY_KEY": "k", "RUNVIL_SEARCH_GATEWAY_URL": " "
+    }
+    with pytest.raises(ConfigError) as info:
+        load_config(env=env, cwd=tmp_path)
+    assert str(info.value) == (
+        "search provider gateway needs a URL: set search.url in runvil.toml "
+        "or RUNVIL_SEARCH_GATEWAY_URL"
+    )
+
+
+def test_a_provider_that_refuses_its_url_is_a_configuration_error(tmp_path: Path) -> None:
+    from runvil.assemble import search_provider
+
+    cfg = load_config(env={"HOME": str(tmp_path), "SEARXNG_URL": "ftp://search.lan/"}, cwd=tmp_path)
+    with pytest.raises(ConfigError) as info:
+        search_provider(cfg.search, None)
+    assert str(info.value) == (
+        "search provider searxng: the SearXNG URL must be an https URL "
+        "(plain http only for a private endpoint)"
+    )

@@ -29,7 +29,15 @@ def network_and_policy() -> tuple[Network | None, FetchPolicy]:
 
 
 def search_provider(settings: SearchSettings, network: Network | None) -> SearchProvider | None:
-    """The configured search provider, or None when the configuration says ``none``."""
+    """The configured search provider, or None when the configuration says ``none``.
+    A provider that refuses its settings (a bad URL) is a :class:`ConfigError`."""
+    try:
+        return _search_provider(settings, network)
+    except ValueError as err:
+        raise ConfigError(f"search provider {settings.provider}: {err}") from None
+
+
+def _search_provider(settings: SearchSettings, network: Network | None) -> SearchProvider | None:
     from runvil.web.search import providers as p
 
     kw: dict[str, Any] = {"network": network}

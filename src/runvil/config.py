@@ -160,8 +160,8 @@ class _Layers:
         if value is not None:
             return value, f"file:{self.path}"
         for var in env_vars:
-            if self.env.get(var):
-                return self.env[var], f"env:{var}"
+            if self.env.get(var, "").strip():
+                return self.env[var].strip(), f"env:{var}"
         return None
 
     def where(self, source: str, dotted: str) -> str:
@@ -209,6 +209,7 @@ _SEARCH_ENV_ORDER: tuple[tuple[str, str], ...] = (
     ("tavily", "TAVILY_API_KEY"),
     ("searxng", "SEARXNG_URL"),
     ("gateway", "RUNVIL_SEARCH_GATEWAY_URL"),
+    ("gateway", "RUNVIL_SEARCH_GATEWAY_KEY"),
 )
 _SEARCH_KEY_ENV = {
     "brave": ("BRAVE_API_KEY",),
@@ -223,7 +224,7 @@ def _search(layers: _Layers) -> SearchSettings:
     if got is None:
         provider, source = "duckduckgo", "default"
         for name, var in _SEARCH_ENV_ORDER:
-            if layers.env.get(var):
+            if layers.env.get(var, "").strip():
                 provider, source = name, f"env:{var}"
                 break
     else:
@@ -257,7 +258,7 @@ def _search(layers: _Layers) -> SearchSettings:
 
     allow_private = False
     got = layers.get(
-        "search_allow_private", "search.allow_private", ("RUNVIL_SEARCH_ALLOW_PRIVATE",)
+        "search_allow_private", "search.allow_private", ("RUNVIL_SEARXNG_ALLOW_PRIVATE",)
     )
     if got is not None:
         allow_private = _as_bool(got[0], layers.where(got[1], "search.allow_private"))

@@ -196,6 +196,12 @@ def test_latin1_page_keeps_its_accents() -> None:
         ("שלום".encode("cp1255"), "windows-1255", "שלום"),
         (b"\xca", "windows-1255", "\u05ba"),
         (b"\xaa\x81", "windows-1253", "\ufffd\x81"),
+        (b"\xae\xbe\xc1", "koi8-u", "ўЎа"),  # WHATWG KOI8-U carries KOI8-RU's letters
+        (b"\xae\xc1", "koi8-r", "╝а"),
+        (b"\xa1\xac\xc1", "iso-8859-6", "\ufffd\u060c\u0621"),  # 0xA1 is unassigned
+        (b"\x80\xa5", "iso-8859-3", "\x80\ufffd"),
+        (b"\x80\xdb", "macintosh", "Ä€"),
+        (b"\x80\xff", "ibm866", "А\xa0"),
         ("hi".encode("utf-16-le"), "utf-16le", "hi"),
         ("hi".encode("utf-16-le"), "utf-16", "hi"),
         ("hi".encode("utf-16-be"), "utf-16be", "hi"),

@@ -14,10 +14,11 @@ body is in memory, which is why the two are separate functions.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable
+import importlib
 from enum import Enum
 
 import webencodings
+from webencodings.labels import LABELS
 
 __all__ = [
     "BodyKind",
@@ -110,9 +111,10 @@ def decode_body(body: bytes, charset: str | None) -> str:
         # The label names an encoding that is unsafe to decode (ISO-2022-KR, HZ, ...): the whole
         # stream decodes to a single U+FFFD, as the Encoding standard's replacement decoder does.
         return "\ufffd" if body else ""
-    windows_errors = _WINDOWS_SINGLE_BYTE.get(name)
-    if windows_errors is not None:
-        return body.decode(encoding.codec_info.name, windows_errors)
+    table = _SINGLE_BYTE_TABLES.get(name)
+    if table is not None:
+        single_byte_text: str = codecs.charmap_decode(body, "strict", table)[0]
+        return single_byte_text
     codec_info: codecs.CodecInfo = _CODEC_OVERRIDES.get(name, encoding.codec_info)
     text: str = codec_info.decode(body, "replace")[0]
     return text
@@ -134,29 +136,50 @@ _UTF16BE = _lookup("utf-16be")
 #: codec would turn those into replacement characters.
 _CODEC_OVERRIDES: dict[str, codecs.CodecInfo] = {"gbk": codecs.lookup("gb18030")}
 
-def _windows_errors(extra: dict[int, str]) -> Callable[[UnicodeError], tuple[str, int]]:
-    """A decode error handler giving WHATWG's answer for bytes Python's code page lacks: the C1
-    control of the same value for 0x80-0x9F (as Windows does), ``extra`` where WHATWG's index
-    assigns a character, and U+FFFD for the rest."""
+def _single_byte_table(name: str) -> str | None:
+    """A complete decoding table for a WHATWG single-byte encoding, or None if Python's codec
+    is not table-driven (a multi-byte encoding).
 
-    def handle(error: UnicodeError) -> tuple[str, int]:
-        if not isinstance(error, UnicodeDecodeError):
-            raise error
-        byte = error.object[error.start]
-        char = extra.get(byte) or (chr(byte) if 0x80 <= byte <= 0x9F else "\ufffd")
-        return char, error.start + 1
+    Python's table is completed the way WHATWG's index is: in the Windows code pages the
+    unassigned bytes 0x80-0x9F decode to the C1 control of the same value (as Windows does),
+    :data:`_WHATWG_EXTRA` adds the characters WHATWG assigns and Python lacks, and every byte
+    still unassigned decodes to U+FFFD. With no undefined entry left, decoding never calls an
+    error handler and stays in C: per-byte error handling took seconds on a hostile 8 MiB body.
+    """
+    codec_info = webencodings.lookup(name)
+    if codec_info is None:  # pragma: no cover - every name passed here is a WHATWG name
+        return None
+    try:
+        module_name = codecs.lookup(codec_info.codec_info.name).name.replace("-", "_")
+        module = importlib.import_module(f"encodings.{module_name}")
+    except (LookupError, ImportError):  # webencodings' own codecs (replacement, x-user-defined)
+        return None
+    decoding_table = getattr(module, "decoding_table", None)
+    if not isinstance(decoding_table, str) or len(decoding_table) != 256:
+        return None
+    table = list(decoding_table)
+    if name.startswith("windows-"):
+        for byte in range(0x80, 0xA0):
+            if table[byte] == "\ufffe":
+                table[byte] = chr(byte)
+    for byte, char in _WHATWG_EXTRA.get(name, {}).items():
+        table[byte] = char
+    return "".join(table).replace("\ufffe", "\ufffd")
 
-    return handle
 
-
-#: Windows code pages and the error handler that makes Python's codec decode as WHATWG does.
-_WINDOWS_SINGLE_BYTE: dict[str, str] = {
-    name: "runvil-whatwg-windows-1255" if name == "windows-1255" else "runvil-whatwg-windows"
-    for name in ("windows-874", *(f"windows-{page}" for page in range(1250, 1259)))
+#: Where WHATWG's single-byte indexes assign a character that Python's codec does not (or maps
+#: to something else): windows-1255 0xCA, and KOI8-U's Belarusian letters (KOI8-RU).
+_WHATWG_EXTRA: dict[str, dict[int, str]] = {
+    "windows-1255": {0xCA: "\u05ba"},
+    "koi8-u": {0xAE: "\u045e", 0xBE: "\u040e"},
 }
-codecs.register_error("runvil-whatwg-windows", _windows_errors({}))
-# The one assigned byte Python's cp1255 lacks (WHATWG index-windows-1255: 0xCA is U+05BA).
-codecs.register_error("runvil-whatwg-windows-1255", _windows_errors({0xCA: "\u05ba"}))
+
+#: Complete tables for every single-byte WHATWG encoding Python implements with a table.
+_SINGLE_BYTE_TABLES: dict[str, str] = {
+    name: table
+    for name in sorted(set(LABELS.values()))
+    if (table := _single_byte_table(name)) is not None
+}
 
 
 # --- WHATWG MIME Sniffing, "parse a MIME type" ---------------------------------------------

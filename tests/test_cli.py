@@ -287,3 +287,21 @@ def test_soft_text_and_results_are_told_apart_by_the_provenance_header() -> None
     assert fetch_outcome(MISSING).exit_code == 1
     assert Outcome(False, "x", "Transport").exit_code == 2
     assert Outcome(True, "x").exit_code == 0
+
+
+async def test_config_file_named_before_or_after_the_command(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    named = tmp_path / "elsewhere.toml"
+    named.write_text("envelope = false\n")
+    for args in (
+        ["--config", str(named), "config", "--json"],
+        ["config", "--json", "--config", str(named)],
+    ):
+        code, out, err = await run_cli(*args, env=env)
+        data = json.loads(out)
+        assert (code, err, data["file"], data["envelope"]) == (0, "", str(named), False)
+    missing = tmp_path / "nope.toml"
+    assert await run_cli("--config", str(missing), "config", env=env) == (
+        2, "", f"runvil: {missing}: no such configuration file\n",
+    )

@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import pty
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +15,7 @@ import pytest
 
 from runvil.envelope import unwrap
 from tests.faces_helpers import (
+    REPO,
     ScriptedModel,
     child_env,
     hello_text,
@@ -156,3 +161,60 @@ def chat(message: dict[str, Any], finish: str) -> dict[str, Any]:
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
+
+
+async def test_approval_ask_without_a_terminal_refuses(env: dict[str, str], tmp_path: Path) -> None:
+    file = prompt(tmp_path, FETCH_PAGE.replace("{url}", "https://example.com/hello.txt"))
+    assert await run_cli("run", file, "--approval", "ask", env=env) == (
+        2, "", "tool call failure: web_fetch: the user refused this call; do not retry it\n",
+    )
+
+
+def converse_on_a_terminal(args: list[str], env: dict[str, str], answer: bytes) -> str:
+    """Run the CLI on a pseudo-terminal, type ``answer`` at the approval question, and return
+    everything it wrote."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child
+        os.chdir(REPO)
+        os.execve(sys.executable, [sys.executable, "-m", "runvil", *args], {**env, "TERM": "dumb"})
+    seen = b""
+    answered = False
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        seen += data
+        if not answered and b"[N]o " in seen:
+            os.write(fd, answer)
+            answered = True
+    os.waitpid(pid, 0)
+    os.close(fd)
+    return seen.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+@pytest.mark.parametrize(
+    ("answer", "result"),
+    [
+        (b"y\n", hello_text()),
+        (b"n\n", None),
+    ],
+)
+async def test_approval_ask_on_a_terminal(
+    env: dict[str, str], tmp_path: Path, answer: bytes, result: str | None
+) -> None:
+    file = prompt(tmp_path, FETCH_PAGE.replace("{url}", "https://example.com/hello.txt"))
+    out = await asyncio.to_thread(
+        converse_on_a_terminal, ["run", file, "--approval", "ask"], env, answer
+    )
+    question = "runvil: allow web/fetch https://example.com/hello.txt? [y]es / [a]lways / [N]o "
+    assert out.startswith(question)
+    after = out[len(question):].split("\n", 1)[1]  # past the echoed answer
+    if result is None:
+        assert after == (
+            "tool call failure: web_fetch: the user refused this call; do not retry it\n"
+        )
+    else:
+        assert unwrap(after.removesuffix("\n")) == result

@@ -116,6 +116,9 @@ async def test_http_modern_era_and_fifty_concurrent_calls(env: dict[str, str]) -
     finally:
         await stop(proc)
     texts = [unwrap(r.content[0].text) for r in results]
+    matches = [ENVELOPED.fullmatch(r.content[0].text) for r in results]
+    nonces = {m.group(1) for m in matches if m is not None}
+    assert len(nonces) == 50, "a sessionless 2026-07-28 exchange is a run of its own"
     assert texts == [
         f"url: https://example.com/n/{i}\ntruncated: false\nextraction: plain\n\npage {i}"
         for i in range(50)

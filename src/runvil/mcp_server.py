@@ -22,6 +22,7 @@ its own and gets a fresh nonce. Reference: ``docs/mcp.md``.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import socket
 import sys
 from collections import OrderedDict
@@ -176,11 +177,26 @@ class WebToolServer:
         )
         server = uvicorn.Server(config)
         if announce:
+            if not _is_loopback(host):
+                print(
+                    f"runvil mcp: warning: {host} is not a loopback address; anyone who can "
+                    "reach it can make this machine fetch and search for them",
+                    file=sys.stderr, flush=True,
+                )
             print(f"runvil mcp: serving http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
         try:
             await server.serve(sockets=[sock])
         finally:
             sock.close()
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _error_result(message: str) -> types.CallToolResult:

@@ -50,6 +50,7 @@ def _article(document: Document, resolve: Resolver) -> str:
         return ""
     renderer = Renderer(resolve, is_boilerplate)
     text = renderer.render(selection.roots)
-    if not is_article(document, selection.chars - renderer.skipped_chars):
+    article_chars = selection.chars - renderer.skipped_chars
+    if not is_article(document, selection, article_chars, renderer.readable_chars):
         return ""
     return text

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from ._dom import ARIA_HIDDEN, FURNITURE, INLINE, Document, Element
+from ._dom import ARIA_HIDDEN, DETACHED, FURNITURE, INLINE, Document, Element, is_readable
 
 _PARAGRAPH_MIN_CHARS = 25
 # An element holding more than this share of the page's text is treated as a page wrapper even
@@ -75,50 +75,103 @@ _TAG_BASE = {
 # Page-kind decision (tuned on the development set; docs/extraction.md).
 _REPEATED_MIN = 5
 _PROSE_TAGS = frozenset({"p", "br", "span", "a"})
+_ARTICLE_MIN_SHARE = 0.3
+_ARTICLE_MIN_READABLE_SHARE = 0.7
 _LISTING_REPEATED_SHARE = 0.5
-_LISTING_ARTICLE_SHARE = 0.6
-_SMALL_ARTICLE_SHARE = 0.35
+_LISTING_ARTICLE_SHARE = 0.9
+_SERIES_MIN_ITEMS = 3
+_PROSE_CHARS = 80
+_SERIES_MIN_CHARS = 100
 _NEVER_CANDIDATE = frozenset({"body", "html"}) | INLINE
 _CONTAINERS = frozenset({"div", "section", "ul", "ol", "table", "dl", "figure", "span"})
 
 
+_CACHE_LIMIT = 20_000
+_weights: dict[str, int] = {}
+_unlikely_names: dict[str, bool] = {}
+
+
+def _name_weight(name: str) -> int:
+    weight = _weights.get(name)
+    if weight is None:
+        weight = (-25 if _NEGATIVE.search(name) else 0) + (25 if _POSITIVE.search(name) else 0)
+        if len(_weights) > _CACHE_LIMIT:
+            _weights.clear()
+        _weights[name] = weight
+    return weight
+
+
 def class_weight(element: Element) -> int:
-    """Readability's class/id weight: +25 per content-like name, -25 per boilerplate name."""
-    weight = 0
+    """Readability's class/id weight: +25 per content-like name, -25 per boilerplate name.
+
+    Pages repeat the same class strings thousands of times, so verdicts are memoised.
+    """
     attrs = element.attrs
-    for name in (attrs.get("class"), attrs.get("id")):
-        if name:
-            if _NEGATIVE.search(name):
-                weight -= 25
-            if _POSITIVE.search(name):
-                weight += 25
+    if not attrs:
+        return 0
+    weight = 0
+    classes = attrs.get("class")
+    if classes:
+        weight += _name_weight(classes)
+    ident = attrs.get("id")
+    if ident:
+        weight += _name_weight(ident)
     return weight
 
 
 def _unlikely(element: Element) -> bool:
     attrs = element.attrs
-    names = (attrs.get("class") or "") + " " + (attrs.get("id") or "")
-    if len(names) < 2 or element.tag in ("body", "a", "article", "main"):
+    if not attrs or element.tag in ("body", "a", "article", "main"):
         return False
-    return bool(_UNLIKELY.search(names)) and not _MAYBE.search(names)
+    names = (attrs.get("class") or "") + " " + (attrs.get("id") or "")
+    if len(names) < 2:
+        return False
+    verdict = _unlikely_names.get(names)
+    if verdict is None:
+        verdict = bool(_UNLIKELY.search(names)) and not _MAYBE.search(names)
+        if len(_unlikely_names) > _CACHE_LIMIT:
+            _unlikely_names.clear()
+        _unlikely_names[names] = verdict
+    return verdict
 
 
 class Selection:
-    """The chosen article: the subtrees to render, in document order, and the best score."""
+    """The chosen article: the subtrees to render (in document order), the best score, and the
+    page's text measures the page-kind decision compares the article with."""
 
-    __slots__ = ("chars", "roots", "score", "top")
+    __slots__ = ("chars", "content_chars", "readable_chars", "roots", "score", "top")
 
     def __init__(self, roots: list[Element], top: Element | None, score: float) -> None:
         self.roots = roots
         self.top = top
         self.score = score
         self.chars = sum(root.chars for root in roots)
+        self.content_chars = 0  # page text outside furniture and unlikely blocks
+        self.readable_chars = 0  # of that, text in blocks that are not mostly links
 
 
 def select(document: Document) -> Selection:
     """Score every candidate container and choose the article's subtrees."""
     elements = document.elements
     excluded = _excluded_flags(elements)
+    furniture_chars = 0
+    readable_chars = 0
+    for element in elements:
+        if excluded[element.index]:
+            parent = element.parent
+            if parent is not None and not excluded[parent.index]:
+                furniture_chars += element.chars
+        elif is_readable(element):
+            readable_chars += element.own_chars
+    content_chars = document.body.chars - furniture_chars
+    selection = _select(document, excluded)
+    selection.content_chars = content_chars
+    selection.readable_chars = readable_chars
+    return selection
+
+
+def _select(document: Document, excluded: list[bool]) -> Selection:
+    elements = document.elements
     scores: dict[int, float] = {}
     for element in elements:
         if excluded[element.index]:
@@ -154,7 +207,36 @@ def select(document: Document) -> Selection:
         return Selection([], None, 0.0)
     best = _climb(best, best_score, scores, elements)
     best_score = scores.get(best.index, best_score)
+    series = _series(best)
+    if series is not None:
+        return Selection(series, best, best_score)
     return Selection(_with_siblings(best, best_score, scores), best, best_score)
+
+
+def _series(best: Element) -> list[Element] | None:
+    """The posts of a thread: look-alike siblings of the article (or of one of its two nearest
+    ancestors) that hold prose too. A forum page or a review list is all of them, not the one
+    that happened to score best."""
+    node: Element | None = best
+    for _ in range(3):
+        if node is None or node.parent is None or node.parent.parent is None:
+            return None
+        classes = node.attrs.get("class")
+        if classes:
+            tag = node.tag
+            alike = [
+                child
+                for child in node.parent.children
+                if type(child) is Element
+                and child.tag == tag
+                and child.attrs.get("class") == classes
+                and child.chars >= _SERIES_MIN_CHARS
+                and not child.flags & (FURNITURE | ARIA_HIDDEN | DETACHED)
+            ]
+            if len(alike) >= _SERIES_MIN_ITEMS:
+                return alike
+        node = node.parent
+    return None
 
 
 def _excluded_flags(elements: list[Element]) -> list[bool]:
@@ -165,7 +247,9 @@ def _excluded_flags(elements: list[Element]) -> list[bool]:
     total = elements[0].chars
     for element in elements:
         parent = element.parent
-        if (parent is not None and excluded[parent.index]) or element.flags & ARIA_HIDDEN:
+        if (parent is not None and excluded[parent.index]) or element.flags & (
+            ARIA_HIDDEN | DETACHED
+        ):
             excluded[element.index] = True
         elif element.flags & FURNITURE or _unlikely(element):
             # A <form> or <header> that wraps most of the page is a wrapper, not furniture.
@@ -273,7 +357,9 @@ def is_boilerplate(element: Element) -> bool:
         return True
     if tag in _CONTAINERS and element.own_commas < 10:
         density = _link_density(element)
-        if density > 0.5 or (density > 0.2 and weight < 25 and element.chars < 500):
+        if density > 0.5 or (
+            density > 0.2 and weight < 25 and element.chars - element.link_chars < _PROSE_CHARS
+        ):
             return True
     return False
 
@@ -289,6 +375,8 @@ def repeated_share(document: Document) -> float:
         return 0.0
     best = 0
     for element in document.elements:
+        if element.flags & DETACHED:
+            continue
         groups: dict[tuple[str, str | None], list[int]] = {}
         for child in element.children:
             if type(child) is Element and child.chars and child.tag not in _PROSE_TAGS:
@@ -305,17 +393,23 @@ def repeated_share(document: Document) -> float:
     return best / total
 
 
-def is_article(document: Document, article_chars: int) -> bool:
-    """Whether the page is an article, so that extracting its main content is right.
+def is_article(
+    document: Document, selection: Selection, article_chars: int, article_readable: int
+) -> bool:
+    """Whether the page is an article, so that returning only its main content is right.
 
-    A page is not an article (and comes back whole) when its look-alike items hold most of its
-    text and the extracted content is a minor part of it, or when the extracted content is a
-    small share of the page and the page's metadata does not declare an article.
+    The extracted content must be the bulk of the page outside its furniture: at least 30% of
+    that text, and at least 70% of its readable text (blocks that are not mostly links). And a
+    page whose look-alike items (cards, rows, tiles) hold over half its text is a listing unless
+    the content is nearly all of it. Otherwise the page comes back whole (``raw-html``).
     """
-    total = document.body.chars
-    if not total:
+    if not selection.content_chars or not selection.readable_chars:
         return False
-    share = article_chars / total
-    if share < _LISTING_ARTICLE_SHARE and repeated_share(document) > _LISTING_REPEATED_SHARE:
+    share = article_chars / selection.content_chars
+    if share < _ARTICLE_MIN_SHARE:
         return False
-    return share >= _SMALL_ARTICLE_SHARE or document.declares_article
+    if article_readable / selection.readable_chars < _ARTICLE_MIN_READABLE_SHARE:
+        return False
+    if share >= _LISTING_ARTICLE_SHARE:
+        return True
+    return repeated_share(document) <= _LISTING_REPEATED_SHARE

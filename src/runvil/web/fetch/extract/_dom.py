@@ -46,12 +46,13 @@ _FURNITURE_ROLES = frozenset(
 
 # Cookie and consent banners: dropped from every rendering, but only when small, so a page
 # whose <body> carries a "cookie-consent" class does not vanish.
-_CONSENT_WORDS = ("cookie", "consent", "gdpr", "onetrust", "cookiebot", "cmp-", "didomi")
+_CONSENT_NAMES = re.compile(r"cookie|consent|gdpr|onetrust|cookiebot|cmp-|didomi", re.IGNORECASE)
 _CONSENT_MAX_CHARS = 3000
 
 FURNITURE = 1
 ARIA_HIDDEN = 2
 _CONSENT = 4
+DETACHED = 8
 
 
 class Element:
@@ -92,6 +93,16 @@ class Element:
         return f"<{self.tag} chars={self.chars}>"
 
 
+def is_readable(element: Element) -> bool:
+    """A block whose own text reads as prose rather than a menu: it has text of its own, and
+    links are less than half of its text."""
+    return (
+        element.own_chars > 0
+        and element.link_chars * 2 < element.chars
+        and element.tag not in INLINE
+    )
+
+
 class Document:
     """The parsed page: its ``body`` element, every element in document order, the
     ``<base href>`` the page declares (``None`` when it declares none), and whether its metadata
@@ -130,55 +141,18 @@ def _declares_article(tree: LexborHTMLParser) -> bool:
     return False
 
 
-def _is_hidden(attrs: dict[str, str | None]) -> bool:
-    if "hidden" in attrs:
-        return True
-    style = attrs.get("style")
-    if style:
-        compact = style.replace(" ", "").lower()
-        if "display:none" in compact or "visibility:hidden" in compact:
-            return True
-    return False
+def _hidden_style(style: str) -> bool:
+    compact = style.replace(" ", "").lower()
+    return "display:none" in compact or "visibility:hidden" in compact
 
 
-def _flags(tag: str, attrs: dict[str, str | None]) -> int:
-    flags = 0
-    if tag in _FURNITURE_TAGS or attrs.get("role") in _FURNITURE_ROLES:
-        flags |= FURNITURE
-    if attrs.get("aria-hidden") == "true":
-        flags |= ARIA_HIDDEN
-    names = (attrs.get("id") or "") + " " + (attrs.get("class") or "")
-    if len(names) > 1:
-        lowered = names.lower()
-        for word in _CONSENT_WORDS:
-            if word in lowered:
-                flags |= _CONSENT
-                break
-    return flags
-
-
-def _text_counts(text: str) -> tuple[int, int]:
-    stripped = text.strip()
-    if not stripped:
-        return 0, 0
-    return len(stripped), stripped.count(",") + stripped.count("，") + stripped.count("、")
-
-
-def _close(element: Element) -> None:
-    """Fold a finished element's counts into its parent, or detach a small consent banner."""
-    parent = element.parent
-    if parent is None:
-        return
-    if element.flags & _CONSENT and element.chars < _CONSENT_MAX_CHARS:
-        return
-    if element.tag == "a":
-        element.link_chars = element.chars
-    parent.children.append(element)
-    parent.chars += element.chars
-    parent.link_chars += element.link_chars
-    if element.tag in INLINE:
-        parent.own_chars += element.own_chars
-        parent.own_commas += element.own_commas
+def _detach(element: Element) -> None:
+    """Mark a dropped consent banner and everything in it, so no scorer looks inside."""
+    stack = [element]
+    while stack:
+        node = stack.pop()
+        node.flags |= DETACHED
+        stack.extend(child for child in node.children if type(child) is Element)
 
 
 def parse(html: str) -> Document:
@@ -194,11 +168,17 @@ def parse(html: str) -> Document:
         base_href = base.attributes.get("href")
     declares_article = _declares_article(tree)
     body = Element("body", {}, None)
+    elements = [body]
     start = tree.body
     if start is None:
         start = tree.root
     if start is None:
-        return Document(body, [], base_href)
+        return Document(body, elements, base_href)
+    dropped = _DROPPED
+    inline = INLINE
+    furniture_tags = _FURNITURE_TAGS
+    furniture_roles = _FURNITURE_ROLES
+    consent = _CONSENT_NAMES.search
     current = body
     node = start.child
     pending: list[object] = []  # lexbor nodes whose next sibling is still to visit
@@ -206,52 +186,82 @@ def parse(html: str) -> Document:
         if node is None:
             if not pending:
                 break
-            _close(current)
-            parent = current.parent
+            # Close ``current``: fold its counts into its parent.
+            element = current
+            parent = element.parent
             assert parent is not None
             current = parent
             node = pending.pop().next  # type: ignore[attr-defined]
+            if element.flags & _CONSENT and element.chars < _CONSENT_MAX_CHARS:
+                _detach(element)
+                continue
+            tag = element.tag
+            if tag == "a":
+                element.link_chars = element.chars
+            parent.children.append(element)
+            parent.chars += element.chars
+            parent.link_chars += element.link_chars
+            if tag in inline:
+                parent.own_chars += element.own_chars
+                parent.own_commas += element.own_commas
             continue
-        tag = node.tag
+        tag = node.tag  # type: ignore[assignment]
         if tag == "-text":
             text = node.text_content
             if text:
                 if "\x00" in text:
                     text = text.replace("\x00", "")
                 current.children.append(text)
-                chars, commas = _text_counts(text)
-                current.chars += chars
-                current.own_chars += chars
-                current.own_commas += commas
+                stripped = text.strip()
+                if stripped:
+                    chars = len(stripped)
+                    current.chars += chars
+                    current.own_chars += chars
+                    if "," in stripped or "，" in stripped or "、" in stripped:
+                        current.own_commas += (
+                            stripped.count(",") + stripped.count("，") + stripped.count("、")
+                        )
             node = node.next
             continue
-        if tag is None or tag[0] in "-!#" or tag in _DROPPED:
+        if tag is None or tag in dropped or tag[0] in "-!#":
             node = node.next
             continue
         attrs = node.attributes
-        if _is_hidden(attrs):
-            node = node.next
-            continue
+        if attrs:
+            if "hidden" in attrs:
+                node = node.next
+                continue
+            style = attrs.get("style")
+            if style and ("none" in style or "hidden" in style) and _hidden_style(style):
+                node = node.next
+                continue
         element = Element(tag, attrs, current)
-        element.flags = _flags(tag, attrs)
+        element.index = len(elements)
+        elements.append(element)
+        flags = 0
+        if tag in furniture_tags:
+            flags = FURNITURE
+        if attrs:
+            if attrs.get("role") in furniture_roles:
+                flags |= FURNITURE
+            if attrs.get("aria-hidden") == "true":
+                flags |= ARIA_HIDDEN
+            classes = attrs.get("class")
+            if classes and consent(classes):
+                flags |= _CONSENT
+            ident = attrs.get("id")
+            if ident and consent(ident):
+                flags |= _CONSENT
+        element.flags = flags
         child = node.child
-        if child is None:
-            _close(element)
+        if child is None:  # an empty element: nothing to count
+            if flags & _CONSENT:
+                element.flags |= DETACHED
+            else:
+                current.children.append(element)
             node = node.next
             continue
         pending.append(node)
         current = element
         node = child
-    return Document(body, _preorder(body), base_href, declares_article)
-
-
-def _preorder(body: Element) -> list[Element]:
-    """Every element still attached under ``body``, in document order, numbered."""
-    elements: list[Element] = []
-    stack: list[Element] = [body]
-    while stack:
-        element = stack.pop()
-        element.index = len(elements)
-        elements.append(element)
-        stack.extend(child for child in reversed(element.children) if type(child) is Element)
-    return elements
+    return Document(body, elements, base_href, declares_article)

@@ -18,10 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ._dom import INLINE, Element
+from ._dom import INLINE, Element, is_readable
 
 _SPACES = re.compile(r"[ \t\n\r\f\v\u00a0\u2028\u2029]+")
-_MANY_SPACES = re.compile(r" {2,}")
+_BREAK = "\x00"  # a <br> inside a paragraph; the parser strips NUL from the page's text
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
 _ORDERED_START = re.compile(r"\d{1,9}[.)](?:\s|$)")
 _BACKTICKS = re.compile(r"`+")
@@ -65,11 +65,11 @@ class _Frame:
         """End the current run of inline text as a paragraph."""
         if not self.inline:
             return
-        text = "".join(self.inline)
+        text = _SPACES.sub(" ", "".join(self.inline))
         self.inline.clear()
         lines = []
-        for line in text.split("\n"):
-            line = _MANY_SPACES.sub(" ", line).strip()
+        for line in text.split(_BREAK):
+            line = line.strip()
             if line:
                 lines.append(_escape_line_start(line))
         if lines:
@@ -97,7 +97,7 @@ class _Frame:
 
     def one_line(self) -> str:
         self.flush()
-        return _MANY_SPACES.sub(" ", " ".join(self.blocks).replace("\n", " ")).strip()
+        return _SPACES.sub(" ", " ".join(self.blocks)).strip()
 
 
 def _escape_line_start(line: str) -> str:
@@ -220,6 +220,8 @@ class Renderer:
         self._pre_depth = 0
         self._tables = 0  # data tables open, so cells know where to go
         self.skipped_chars = 0  # text left out by ``skip``, for the page-kind decision
+        self.readable_chars = 0  # text rendered from readable blocks, for the same decision
+        self._count_readable = skip is not None
 
     def render(self, roots: list[Element]) -> str:
         for root in roots:
@@ -238,6 +240,9 @@ class Renderer:
             return
         elements: list[Element] = [root]
         positions: list[int] = [0]
+        count_readable = self._count_readable
+        if count_readable and is_readable(root):
+            self.readable_chars += root.own_chars
         self._enter(root)
         while elements:
             element = elements[-1]
@@ -257,6 +262,8 @@ class Renderer:
                     before = children[position - 1]
                     if type(before) is Element and before.tag in INLINE:
                         self._separate()
+                if count_readable and is_readable(child):
+                    self.readable_chars += child.own_chars
                 if self._enter(child):
                     elements.append(child)
                     positions.append(0)
@@ -274,11 +281,7 @@ class Renderer:
             inline.append(" ")
 
     def _text(self, text: str) -> None:
-        frame = self._frames[-1]
-        if self._pre_depth:
-            frame.inline.append(text)
-        else:
-            frame.inline.append(_SPACES.sub(" ", text))
+        self._frames[-1].inline.append(text)  # whitespace is collapsed per paragraph
 
     def _push(self, kind: int, element: Element) -> None:
         self._frames.append(_Frame(kind, element))
@@ -303,7 +306,7 @@ class Renderer:
             if tag == "a":
                 self._push(_LINK, element)
             elif tag == "br":
-                frame.inline.append("\n")
+                frame.inline.append(_BREAK)
                 return False
             elif tag == "img":
                 self._image(element, frame)

@@ -35,7 +35,10 @@ def make_resolver(base_url: str, base_href: str | None) -> Callable[[str], str |
         if not cleaned or cleaned[:11].lower().replace(" ", "").startswith(_UNFOLLOWABLE):
             result = None
         else:
-            joined = _join(base, cleaned)
+            if cleaned.startswith(("https://", "http://")) and "/." not in cleaned:
+                joined: str | None = cleaned  # already absolute: skip urljoin, the costly part
+            else:
+                joined = _join(base, cleaned)
             result = joined.translate(_ESCAPES) if joined else None
         cache[href] = result
         return result

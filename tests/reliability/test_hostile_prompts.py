@@ -1,0 +1,215 @@
+"""Hostile prompts: escape and exhaustion attempts end the run cleanly, and nothing outlives it.
+
+Each attack runs as a whole prompt file through ``run_prompt`` on a real Host, under small
+limits, and must end in its exact outcome: a Limit or Lua run error (or, for a tool refusal, the
+Tool error the spec gives), never a hang, a crash, a Python object in Lua's hands, or a Lua
+thread left running after the run returned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import threading
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from runvil import Host
+from runvil.errors import RunError, RunErrorKind
+from runvil.prompts import Limits
+from runvil.prompts.document import parse_prompt
+from runvil.prompts.run import run_prompt
+from runvil.web.search.provider import SearchRequest, SearchResult
+from tests.fixtures.internet import FakeInternet
+
+LIMITS = Limits(memory=32 * 1024 * 1024, instructions=5_000_000, wall_time=5.0)
+SOURCE = "hostile.md"
+LINE = 13  # the line the attack's code starts on in the document below
+MEMORY = (RunErrorKind.Limit, "the run exceeded its memory limit (33554432 bytes)")
+INSTRUCTIONS = (
+    RunErrorKind.Limit,
+    "the run exceeded its instruction limit (5000000 Lua instructions)",
+)
+TOO_LARGE = (RunErrorKind.Lua, f"{SOURCE}:{LINE}: resulting string too large")
+NESTED = (RunErrorKind.Lua, "tools.call: tables nested deeper than 64 levels (a cycle?)")
+
+
+def document(code: str) -> str:
+    return (
+        "---\nname: hostile\ndescription: an attack\nrunvil: 0\nuses: [web]\n---\n\n# Hostile\n\n"
+        f"## Attack\n\n```lua\n{code}\n```\n"
+    )
+
+
+class OneRow:
+    name = "one-row"
+    endpoints: tuple[str, ...] = ()
+
+    async def search(self, request: SearchRequest) -> list[SearchResult]:
+        return [SearchResult(title="t", url="https://e.com/", description="d")]
+
+
+@pytest.fixture
+async def host(internet: FakeInternet) -> AsyncIterator[Host]:
+    h = Host(search_provider=OneRow(), network=internet.network())
+    try:
+        yield h
+    finally:
+        await h.aclose()
+
+
+def lua_threads() -> int:
+    return sum(1 for t in threading.enumerate() if t.name == "runvil-lua")
+
+
+async def outcome(host: Host, code: str, limits: Limits = LIMITS) -> tuple[RunErrorKind | str, str]:
+    try:
+        text = await run_prompt(parse_prompt(document(code), source=SOURCE), host=host,
+                                limits=limits)
+    except RunError as err:
+        return err.kind, err.text
+    return "result", text
+
+
+async def no_lua_thread_left(baseline: int, grace: float = 0.5) -> bool:
+    deadline = time.monotonic() + grace
+    while lua_threads() > baseline and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    return lua_threads() <= baseline
+
+
+ATTACKS: dict[str, tuple[str, tuple[RunErrorKind | str, str]]] = {
+    # Metatables on strings: the shared string metatable is hidden, the string library is a
+    # copy per run, and patching the global table changes nothing that strings use.
+    "replace the string metatable's __index": (
+        "getmetatable('').__index = function() return os end; return ('x').foo",
+        (RunErrorKind.Lua, f"{SOURCE}:{LINE}: attempt to index a boolean value"),
+    ),
+    "read the string metatable": ("return tostring(getmetatable(''))", ("result", "false")),
+    "patch string.upper under the methods": (
+        "string.upper = function() return 'pwned' end; return ('a'):upper()", ("result", "A"),
+    ),
+    "reach string.dump or string.load": (
+        "return tostring(string.dump) .. tostring(string.load)", ("result", "nilnil"),
+    ),
+    "find python through _G": ("return tostring(rawget(_G, 'python'))", ("result", "nil")),
+    # Coroutine tricks.
+    "yield across a tool call": (
+        "local co = coroutine.wrap(function() tools.call('web/fetch', {url='https://no.such/'});"
+        " coroutine.yield(1) end); return tostring(co())",
+        ("result", "1"),
+    ),
+    "create coroutines forever": (
+        "while true do coroutine.create(function() end) end", INSTRUCTIONS,
+    ),
+    "nest coroutines without end": (
+        "local function f(n) return coroutine.wrap(function() return f(n + 1)() end) end;"
+        " return f(0)()",
+        (RunErrorKind.Lua, "C stack overflow"),
+    ),
+    "spin in an xpcall handler": (
+        "return xpcall(error, function(e) while true do end end, 'x')", INSTRUCTIONS,
+    ),
+    # Memory bombs.
+    "string.rep of 2 GiB": ("return #string.rep('x', 2^31)", TOO_LARGE),
+    "string.rep with a 1 MiB separator": (
+        "return #string.rep('x', 2^20, string.rep('y', 2^20))", TOO_LARGE,
+    ),
+    "a format result repeated 10^8 times": (
+        "return #string.format('%099d', 1):rep(1e8)", TOO_LARGE,
+    ),
+    "table.concat of ten million strings": (
+        "local t = {} for i = 1, 1e7 do t[i] = 'abcdefgh' end return #table.concat(t)", MEMORY,
+    ),
+    "a million nested tables": ("local t = {} for i = 1, 1e6 do t = {t} end return 1", MEMORY),
+    "print 50 MB": ("print(string.rep('x', 5e7)) return 'p'", MEMORY),
+    "json.encode two million numbers": (
+        "local t = {} for i = 1, 2e6 do t[i] = i end return #json.encode(t)", MEMORY,
+    ),
+    # Deep recursion.
+    "unbounded non-tail recursion": (
+        "local function f(n) return 1 + f(n + 1) end return f(0)", MEMORY,
+    ),
+    "a __tostring that calls itself": (
+        "error(setmetatable({}, {__tostring = function(s) return tostring(s) end}))",
+        (RunErrorKind.Lua, "(error object is a table value)"),
+    ),
+    # Huge and malformed tool arguments.
+    "a 10 MB url": (
+        "return tools.call('web/fetch', {url = string.rep('a', 1e7)})",
+        (RunErrorKind.Tool, "tool call failure: invalid url"),
+    ),
+    "a 10 MB search query": (
+        "return tools.call('web/search', {query = string.rep('q', 1e7)})",
+        (RunErrorKind.Tool, "tool call failure: web_search: query exceeds 400 characters"),
+    ),
+    "arguments nested 100,000 deep": (
+        "local t = {} for i = 1, 1e5 do t = {t} end"
+        " return tools.call('web/fetch', {url = 'https://x.example/', raw = t})",
+        NESTED,
+    ),
+    "arguments that contain themselves": (
+        "local t = {} t.t = t return tools.call('web/fetch', {url = t})", NESTED,
+    ),
+    "a result that is not UTF-8": (
+        "return utf8.char(0x7FFFFFFF)",
+        (RunErrorKind.Lua, "the section returned a string that is not valid UTF-8"),
+    ),
+    # Error values carry strings only.
+    "look inside a tool error value": (
+        "local ok, e = pcall(tools.call, 'web/fetch', {url = 'https://u:p@x.example/'})"
+        " local keys = {} for k, v in pairs(e) do keys[#keys + 1] = k .. '=' .. type(v) end"
+        " table.sort(keys) return table.concat(keys, ',') .. ' ' .. type(getmetatable(e))",
+        ("result", "kind=string,message=string boolean"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+async def test_attack_ends_in_its_exact_outcome(host: Host, name: str) -> None:
+    code, expected = ATTACKS[name]
+    threads = lua_threads()
+    assert await outcome(host, code) == expected
+    assert await no_lua_thread_left(threads, grace=2.5)
+
+
+async def test_deeply_nested_json_is_a_clean_lua_error(host: Host) -> None:
+    # Finding F-6: json.decode of a million nested arrays hit Python's recursion limit and came
+    # back as "json.decode: internal error (RecursionError)" with a logged traceback.
+    kind, text = await outcome(
+        host, "return tostring(json.decode(string.rep('[', 1e6) .. string.rep(']', 1e6)))"
+    )
+    assert kind is RunErrorKind.Lua
+    assert text.startswith("json.decode: ")
+    assert "internal error" not in text
+
+
+async def test_a_catastrophic_pattern_leaves_no_thread_running(host: Host) -> None:
+    # Finding F-5a: Lua's pattern matcher is C code, where neither the instruction hook nor the
+    # deadline poll runs. This pattern needs several seconds of backtracking; the run ends at its
+    # wall-time limit, but its Lua thread used to go on matching after run_prompt returned (a
+    # worse pattern never ends, so the thread burns a core for good).
+    threads = lua_threads()
+    code = "return tostring(string.find(string.rep('a', 32), string.rep('a*', 8) .. 'b'))"
+    kind, _text = await outcome(host, code, Limits(wall_time=1.0))
+    assert kind in (RunErrorKind.Limit, RunErrorKind.Lua)
+    assert await no_lua_thread_left(threads)
+
+
+async def test_a_gc_metamethod_cannot_run_outside_the_limits(host: Host) -> None:
+    # Finding F-5b: Lua runs __gc finalizers with hooks disabled, and the last one runs when the
+    # Lua state is freed, in whatever thread drops it. A finalizer that loops therefore runs
+    # with no instruction limit, no memory limit and no deadline, here on the event loop thread
+    # (a `while true do end` finalizer hangs the whole process). This one loops for one second.
+    code = (
+        "setmetatable({}, {__gc = function() local t = os.clock() + 1"
+        " while os.clock() < t do end end}) return 'ok'"
+    )
+    kind, text = await outcome(host, code)
+    assert (kind, text) == ("result", "ok") or kind is RunErrorKind.Lua
+    started = time.monotonic()
+    gc.collect()
+    await asyncio.sleep(0)
+    assert time.monotonic() - started < 0.5, "a __gc finalizer ran on the event loop thread"

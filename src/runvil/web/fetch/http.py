@@ -11,6 +11,7 @@ its end returns the connection to the pool.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -131,7 +132,7 @@ async def _judge(
         raise failures.http_status(target.display, status)
 
     try:
-        kind, charset = classify_content_type(_joined(raw, b"content-type"))
+        kind, charset = _classify(_joined(raw, b"content-type"))
     except ContentTypeMissing:
         raise failures.no_content_type(target.display) from None
     except ContentTypeRefused as refused:
@@ -142,15 +143,20 @@ async def _judge(
         raise failures.size_cap(target.display, policy.max_bytes)
 
     coding = _joined(raw, b"content-encoding")
-    try:
-        decoder = make_decoder(coding.decode("latin-1") if coding is not None else None)
-    except UnsupportedEncoding:
-        raise failures.body_unreadable(target.display) from None
+    decoder: BodyDecoder | None = None
+    if coding is not None:
+        try:
+            decoder = make_decoder(coding.decode("latin-1"))
+        except UnsupportedEncoding:
+            raise failures.body_unreadable(target.display) from None
 
     progress.reading_body = True
     body = _Body(limit=policy.max_bytes, keep_prefix=kind is BodyKind.FLAT)
     try:
-        complete = await _read(response, decoder, body)
+        if decoder is None:
+            complete = await _read_unencoded(response, body)
+        else:
+            complete = await _read(response, decoder, body)
     except (aiohttp.ClientError, OSError, BodyDecodeError):
         raise failures.body_unreadable(target.display) from None
     if not complete and not body.cut:
@@ -165,16 +171,31 @@ async def _judge(
 
 async def _read(response: aiohttp.ClientResponse, decoder: BodyDecoder, body: _Body) -> bool:
     """Stream the body through ``decoder`` into ``body``; False when the cap stopped it."""
-    async for chunk in response.content.iter_any():
+    content = response.content
+    while chunk := await content.readany():
         if not _take_all(decoder.feed(chunk), body):
             return False
     return _take_all(decoder.finish(), body)
+
+
+async def _read_unencoded(response: aiohttp.ClientResponse, body: _Body) -> bool:
+    """:func:`_read` for a body without Content-Encoding: its bytes are already decoded."""
+    content = response.content
+    while chunk := await content.readany():
+        if not body.take(chunk):
+            return False
+    return True
 
 
 def _take_all(pieces: Iterator[bytes], body: _Body) -> bool:
     # The decoder is lazy: stopping here stops the decompression too, so a bomb costs at most
     # one piece past the cap.
     return all(body.take(piece) for piece in pieces)
+
+
+#: Content-Type values repeat across responses (``text/html; charset=utf-8``), and the WHATWG
+#: MIME parse is pure, so accepted values are remembered (refusals raise and are not cached).
+_classify = functools.lru_cache(maxsize=512)(classify_content_type)
 
 
 def _request_url(target: TargetUrl) -> URL:

@@ -12,6 +12,7 @@ route only says where an already approved address is physically reached.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
 import ssl
@@ -125,29 +126,47 @@ class DialPermit:
         return endpoint in self.routed()
 
 
+@functools.lru_cache(maxsize=1024)
 def _normalise_endpoint(endpoint: tuple[str, int]) -> tuple[str, int]:
     """``(ip, port)`` with the IP in canonical text, so ``::1`` and ``0:0::1`` compare equal.
 
     A route must return an IP address: a name here would be looked up by the socket layer,
-    behind the policy's back, so it is refused with ``ValueError``.
+    behind the policy's back, so it is refused with ``ValueError``. Cached: the same few
+    endpoints are checked on every fetch, and parsing an address is most of a check's cost.
     """
     host, port = endpoint
     return str(ipaddress.ip_address(str(host).split("%", 1)[0])), int(port)
 
 
-async def approve_host(network: Network, host: str, port: int, lookup_timeout: float) -> DialPermit:
+async def approve_host(network: Network, host: str, port: int) -> DialPermit:
     """Resolve ``host`` once and keep only the answers the blocked table allows.
 
-    Raises :class:`DnsError` when the lookup fails or takes longer than ``lookup_timeout``
-    seconds (a resolver that never answers is a failed lookup, not a hung fetch), and
-    :class:`NoAllowedAddress` when no answer may be dialled.
+    Raises :class:`DnsError` when the lookup fails and :class:`NoAllowedAddress` when no answer
+    may be dialled. The lookup has no timer of its own: a resolver reports its own timeouts as
+    :class:`DnsError` (the system resolver does), and the whole-request deadline bounds one that
+    never answers.
     """
-    try:
-        async with asyncio.timeout(lookup_timeout):
-            answers = await network.resolve(host)
-    except TimeoutError as exc:
-        raise DnsError(host) from exc
-    allowed = allowed_addresses(host, answers)
+    answers = await network.resolve(host)
+    key = tuple(answers)
+    if key in _ALL_ALLOWED:
+        allowed = list(key)
+    else:
+        allowed = allowed_addresses(host, answers)
+        if len(allowed) == len(key):
+            _remember_all_allowed(key)
     if not allowed:
         raise NoAllowedAddress(host)
     return DialPermit(host=host, port=port, addresses=tuple(allowed), route=network.route)
+
+
+#: Answers whose every address the blocked table allows. The table is fixed and its verdict on an
+#: address never changes, so an answer seen once need not be judged again; an answer with any
+#: blocked address is never remembered, so its debug log lines are written on every lookup.
+_ALL_ALLOWED: set[tuple[str, ...]] = set()
+_ALL_ALLOWED_LIMIT = 4096
+
+
+def _remember_all_allowed(answer: tuple[str, ...]) -> None:
+    if len(_ALL_ALLOWED) >= _ALL_ALLOWED_LIMIT:
+        _ALL_ALLOWED.clear()
+    _ALL_ALLOWED.add(answer)

@@ -49,7 +49,7 @@ async def _follow(
     while True:
         target = progress.target
         try:
-            permit = await approve_host(network, target.host, target.port, policy.connect_timeout)
+            permit = await approve_host(network, target.host, target.port)
         except DnsError:
             raise failures.dns_failed(target.host) from None
         except NoAllowedAddress:

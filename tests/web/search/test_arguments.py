@@ -58,6 +58,12 @@ async def accepted(arguments: Any) -> SearchRequest:
         {"query": "rust", "include_domains": "example.com"},
         {"query": "rust", "exclude_domains": [1]},
         {"query": "rust", "exclude_domains": ["a.com", None]},
+        {"query": "caf\udce9"},  # an unpaired surrogate is not Unicode text
+        {"query": "rust", "country": "\ud800"},
+        {"query": "rust", "search_lang": "en\udfff"},
+        {"query": "rust", "include_domains": ["a\ud800.com"]},
+        {"query": "rust", "exclude_domains": ["ok.com", "\udc00"]},
+        '{"query": "caf\\udce9"}',  # the same, arriving as JSON text
         [],  # not an object
         "not json",
         "[1, 2]",

@@ -7,6 +7,7 @@ import logging
 import time
 from email.utils import formatdate
 
+import aiohttp
 import pytest
 from aiohttp import web
 
@@ -364,3 +365,32 @@ async def test_cancelling_a_send_leaves_nothing_running(
     with pytest.raises(asyncio.CancelledError):
         await task
     await asyncio.wait_for(closed.wait(), 2.0)
+
+
+async def test_a_reset_connection_is_not_resent(
+    internet: FakeInternet, raw_serve: RawServe
+) -> None:
+    attempts = 0
+
+    async def reset(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal attempts
+        attempts += 1
+        await read_head(reader)
+        writer.transport.abort()
+
+    await raw_serve(HOST, reset)
+    with pytest.raises(ProviderError) as e:
+        await egress(internet).send("GET", URL)
+    assert (e.value.kind, e.value.message) == (ToolErrorKind.Transport, "request failed")
+    assert attempts == 1, "a reset is a transport failure: neither we nor aiohttp resend"
+
+
+async def test_the_socket_factory_refuses_unapproved_destinations(
+    internet: FakeInternet, serve: Serve
+) -> None:
+    served = await serve(HOST, ok)
+    client = egress(internet)
+    async with client._session(set()) as session:
+        with pytest.raises(aiohttp.ClientConnectorError):
+            await session.get(f"https://127.0.0.1:{served.port}/", server_hostname=HOST)
+    assert served.request_lines == []

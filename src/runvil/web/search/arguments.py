@@ -99,7 +99,18 @@ def _optional_string(args: Mapping[Any, Any], key: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise _invalid(key, f"expected a string, got {type(value).__name__}")
+    _check_unicode(key, value)
     return value
+
+
+def _check_unicode(key: str, value: str) -> None:
+    """A string holding an unpaired surrogate (JSON ``"\\ud800"`` decodes to one) is not
+    Unicode text: a strict JSON parser refuses it, so it is a shape error here too, before any
+    provider is asked to search for text that cannot be encoded."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _invalid(key, "the string is not valid Unicode") from None
 
 
 def _optional_count(args: Mapping[Any, Any]) -> int | None:
@@ -132,6 +143,7 @@ def _string_list(args: Mapping[Any, Any], key: str) -> tuple[str, ...]:
     for item in items:
         if not isinstance(item, str):
             raise _invalid(key, f"expected strings, got an item of {type(item).__name__}")
+        _check_unicode(key, item)
     return tuple(cast("list[str] | tuple[str, ...]", items))
 
 

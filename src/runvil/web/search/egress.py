@@ -219,7 +219,7 @@ class Egress:
             socket_factory=checked_socket,
             limit=0,
         )
-        return aiohttp.ClientSession(
+        session = aiohttp.ClientSession(
             connector=connector,
             cookie_jar=aiohttp.DummyCookieJar(),
             trust_env=False,
@@ -227,6 +227,11 @@ class Egress:
             headers={"User-Agent": self.user_agent},
             raise_for_status=False,
         )
+        # aiohttp silently resends an idempotent request once when the connection is reset.
+        # Our own rule is the only retry (once, on 429/5xx): a reset is a transport failure and
+        # fails the call. There is no public switch; aiohttp's own test client flips this one.
+        session._retry_connection = False
+        return session
 
     async def _addresses(self, host: str, deadline: float) -> list[str]:
         if _is_ip(host):

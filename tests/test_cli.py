@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from runvil.cli import Outcome, fetch_outcome, is_fetch_success
+from runvil.cli import Outcome, fetch_outcome, is_fetch_success, terminal_safe
 from tests.faces_helpers import (
+    ESCAPES_BODY,
     GATEWAY_KEY,
     REPO,
     child_env,
@@ -273,6 +274,22 @@ async def test_a_terminal_gets_search_results_as_a_list(env: dict[str, str]) -> 
     assert "1. Result for rust" in plain
     assert "   https://e.com/r" in plain
     assert '{"query"' not in plain
+
+
+async def test_a_page_cannot_send_escape_sequences_to_the_terminal(env: dict[str, str]) -> None:
+    code, out = await asyncio.to_thread(
+        run_on_a_terminal, ["fetch", "https://example.com/escape.txt"], env
+    )
+    assert code == 0
+    assert "a␛]0;pwned␇b␛[2Jc␛]52;c;ZXZpbA==␇d\ufffde" in out
+    assert "\x1b]" not in out and "\x1b[2J" not in out and "\x9b" not in out
+    # Piped, the text is exact: what the tool returned, byte for byte.
+    code, piped, _ = await run_cli("fetch", "https://example.com/escape.txt", env=env)
+    assert (code, piped.split("\n\n", 1)[1]) == (0, ESCAPES_BODY + "\n")
+
+
+def test_terminal_safe_keeps_newlines_and_tabs() -> None:
+    assert terminal_safe("a\tb\nc\x00d\x7fe\x85f") == "a\tb\nc␀d\u2421e\ufffdf"
 
 
 # -- the classification rule -------------------------------------------------------------------

@@ -26,6 +26,7 @@ import click
 
 from runvil.config import Config, ConfigError, load_config
 from runvil.errors import RunError, ToolError
+from runvil.terminal import terminal_safe
 
 T = TypeVar("T")
 
@@ -154,6 +155,7 @@ def _render_fetch_tty(text: str) -> None:
     from rich.markdown import Markdown
 
     console = Console()
+    text = terminal_safe(text)
     match = _PROVENANCE.match(text)
     assert match is not None
     header, _, body = text.partition("\n\n")
@@ -173,21 +175,40 @@ def _render_search_tty(text: str) -> None:
     data = json.loads(text)
     results = data.get("results", [])
     if not results:
-        console.print(f"No results for {data.get('query', '')!r}.", markup=False)
+        console.print(f"No results for {terminal_safe(repr(data.get('query', '')))}.", markup=False)
         return
+
+    def field(row: Mapping[str, Any], key: str) -> str:
+        value = row.get(key)
+        return terminal_safe(value) if isinstance(value, str) else ""
+
     for i, row in enumerate(results, 1):
         line = Text(f"{i}. ", style="bold")
-        line.append(row.get("title") or "(untitled)", style="bold")
+        line.append(field(row, "title") or "(untitled)", style="bold")
         console.print(line)
-        console.print(Text("   " + row["url"], style="cyan underline"))
-        meta = " · ".join(x for x in (row.get("site_name"), row.get("age")) if x)
+        console.print(Text("   " + field(row, "url"), style="cyan underline"))
+        meta = " · ".join(x for x in (field(row, "site_name"), field(row, "age")) if x)
         if meta:
             console.print(Text("   " + meta, style="dim"))
-        if row.get("description"):
-            console.print(Text("   " + row["description"]))
+        if field(row, "description"):
+            console.print(Text("   " + field(row, "description")))
         for snippet in row.get("extra_snippets", []):
-            console.print(Text("   › " + snippet, style="dim"))
+            console.print(Text("   › " + terminal_safe(str(snippet)), style="dim"))
         console.print()
+
+
+def _write(text: str, *, err: bool = False) -> None:
+    """``text`` and a newline, as UTF-8 bytes, unaltered. (``click.echo`` would strip escape
+    sequences when the stream is not a terminal, and piped output must be the exact text.)"""
+    stream = sys.stderr if err else sys.stdout
+    stream.flush()
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a replaced stream without bytes underneath (e.g. a test capture)
+        stream.write(text + "\n")
+    else:
+        buffer.write((text + "\n").encode("utf-8", "surrogateescape"))
+        buffer.flush()
+    stream.flush()
 
 
 def _error(message: str) -> None:
@@ -195,22 +216,24 @@ def _error(message: str) -> None:
     if _stderr_is_tty():
         from rich.console import Console
 
-        Console(stderr=True).print(message, style="red", markup=False, highlight=False)
+        Console(stderr=True).print(
+            terminal_safe(message), style="red", markup=False, highlight=False
+        )
     else:
-        click.echo(message, err=True)
+        _write(message, err=True)
 
 
 def _finish(outcome: Outcome, as_json: bool, render: Callable[[str], None] | None) -> NoReturn:
     """Print an outcome the way the CLI promises and exit with its code."""
     if as_json:
-        click.echo(outcome.as_json())
+        _write(outcome.as_json())
     elif outcome.ok:
         if render is not None and _stdout_is_tty():
             render(outcome.text)
         else:
-            click.echo(outcome.text)
+            _write(outcome.text)
     elif outcome.error_kind == "Soft":
-        click.echo(outcome.text)
+        _write(terminal_safe(outcome.text) if _stdout_is_tty() else outcome.text)
     else:
         _error(outcome.text)
     sys.exit(outcome.exit_code)
@@ -333,9 +356,9 @@ def config_command(
     with _failures():
         data = describe(_config(ctx, config_path, search_provider=search_provider))
     if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        _write(json.dumps(data, indent=2, ensure_ascii=False))
         return
-    click.echo(_config_text(data))
+    _write(_config_text(data))
 
 
 def _config_text(data: Mapping[str, Any]) -> str:
@@ -400,7 +423,7 @@ def run(
         except RunError as err:
             _error(str(err))
             sys.exit(EXIT_HARD)
-    click.echo(result)
+    _write(terminal_safe(result) if _stdout_is_tty() else result)
 
 
 @cli.command()

@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from runvil.config import Config, ConfigError
 from runvil.host import Approval, ApprovalRequest, Approver, Host
+from runvil.terminal import terminal_safe
 
 __all__ = ["model_endpoints", "run_prompt_file", "terminal_approver"]
 
@@ -52,7 +53,8 @@ def terminal_approver() -> Approver:
         if not sys.stdin.isatty():
             return Approval.REFUSE
         sys.stderr.write(
-            f"runvil: allow {request.tool_id} {request.detail}? [y]es / [a]lways / [N]o "
+            f"runvil: allow {request.tool_id} {terminal_safe(request.detail)}? "
+            "[y]es / [a]lways / [N]o "
         )
         sys.stderr.flush()
         answer = sys.stdin.readline().strip().lower()
@@ -70,7 +72,7 @@ def terminal_approver() -> Approver:
 
 def _print_line(line: str) -> None:
     """What a prompt prints goes to stderr, so stdout holds only the run result."""
-    print(line, file=sys.stderr, flush=True)
+    print(terminal_safe(line) if sys.stderr.isatty() else line, file=sys.stderr, flush=True)
 
 
 def _approver(config: Config) -> Approver | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any
@@ -395,3 +396,17 @@ async def test_the_key_never_leaks(
 def test_an_empty_key_is_refused() -> None:
     with pytest.raises(ValueError):
         BraveProvider("  ")
+
+
+async def test_fifty_concurrent_searches(internet: FakeInternet, serve: Serve) -> None:
+    async def handler(request: web.Request) -> web.Response:
+        q = request.query["q"]
+        return web.json_response(
+            {"web": {"results": [{"title": q, "url": f"https://e.com/{q}", "description": "d"}]}}
+        )
+
+    served = await serve(HOST, handler)
+    search = tool(internet)
+    texts = await asyncio.gather(*(search.call({"query": f"q{i}"}) for i in range(50)))
+    assert [json.loads(t)["results"][0]["title"] for t in texts] == [f"q{i}" for i in range(50)]
+    assert len(served.request_lines) == 50

@@ -159,6 +159,17 @@ async def test_unrenderable_rows(row: SearchResult) -> None:
     assert str(caught.value) == "web_search: the results could not be rendered"
 
 
+@pytest.mark.parametrize(
+    "results",
+    [None, "https://e.com", [{"title": "t", "url": "https://e.com", "description": "d"}], 5],
+)
+async def test_results_that_are_not_rows(results: Any) -> None:
+    with pytest.raises(ToolError) as caught:
+        await WebSearch(FakeProvider(results=results)).call({"query": "q"})
+    assert caught.value.kind is ToolErrorKind.Other
+    assert str(caught.value) == "web_search: the results could not be rendered"
+
+
 async def test_missing_url_counts_as_empty() -> None:
     row = SearchResult(title="t", url=None, description="d")  # type: ignore[arg-type]
     with pytest.raises(ToolError) as caught:

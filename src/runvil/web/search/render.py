@@ -22,9 +22,14 @@ class RenderError(Exception):
 
 def check_urls(results: Sequence[SearchResult]) -> None:
     """Reject the whole response when any row's url is empty or whitespace, naming the first
-    such row (zero-based), before any output is built."""
+    such row (zero-based), before any output is built. Something that is not a sequence of
+    rows at all is a :class:`RenderError`."""
+    if isinstance(results, (str, bytes)) or not isinstance(results, Sequence):
+        raise RenderError(f"the provider returned {type(results).__name__}, not a sequence")
     for index, row in enumerate(results):
-        url = getattr(row, "url", None)
+        if not hasattr(row, "url"):
+            raise RenderError(f"result {index} is a {type(row).__name__}, not a SearchResult")
+        url = row.url
         if url is None or (isinstance(url, str) and not url.strip()):
             raise ToolError(
                 ToolErrorKind.Backend,

@@ -102,8 +102,8 @@ class WebSearch:
             # A provider broke its contract; the caller still gets a clear, specified message.
             log.exception("search provider %s failed unexpectedly", self.provider.name)
             raise ToolError(ToolErrorKind.Transport, "web_search: request failed") from exc
-        check_urls(results)
         try:
+            check_urls(results)
             return render(request.query, results)
         except RenderError as exc:
             log.warning("provider %s returned unrenderable rows: %s", self.provider.name, exc)

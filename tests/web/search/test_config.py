@@ -61,8 +61,12 @@ def test_declared_endpoints() -> None:
 
 
 def test_searxng_private_endpoint_is_opt_in() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as caught:
         provider_from_env({"SEARXNG_URL": "http://searx.lan:8888"})
+    assert str(caught.value) == (
+        "SEARXNG_URL: the SearXNG URL must be an https URL (plain http only for a private "
+        "endpoint) (RUNVIL_SEARXNG_ALLOW_PRIVATE=1 marks a LAN instance)"
+    )
     provider = provider_from_env(
         {"SEARXNG_URL": "http://searx.lan:8888", "RUNVIL_SEARXNG_ALLOW_PRIVATE": "1"}
     )
@@ -81,6 +85,10 @@ def test_searxng_private_endpoint_is_opt_in() -> None:
          "the gateway search provider needs RUNVIL_SEARCH_GATEWAY_URL to be set"),
         ({"RUNVIL_SEARCH_PROVIDER": "brave"},
          "the brave search provider needs BRAVE_API_KEY to be set"),
+        ({"RUNVIL_SEARCH_GATEWAY_URL": "http://gateway.example/",
+          "RUNVIL_SEARCH_GATEWAY_KEY": "rvgw-secret"},
+         "RUNVIL_SEARCH_GATEWAY_URL: the gateway URL must be an https URL (plain http only for "
+         "a private endpoint)"),
         ({"RUNVIL_SEARCH_PROVIDER": "bing"},
          "RUNVIL_SEARCH_PROVIDER must be one of brave, tavily, searxng, gateway, duckduckgo, "
          "not 'bing'"),

@@ -67,13 +67,18 @@ def provider_from_env(
         return TavilyProvider(required("TAVILY_API_KEY"), network=network)
     if chosen == "searxng":
         allow_private = (get("RUNVIL_SEARXNG_ALLOW_PRIVATE") or "").lower() in _TRUE
-        return SearxngProvider(required("SEARXNG_URL"), allow_private, network=network)
+        url = required("SEARXNG_URL")
+        try:
+            return SearxngProvider(url, allow_private, network=network)
+        except ValueError as exc:
+            hint = "" if allow_private else " (RUNVIL_SEARXNG_ALLOW_PRIVATE=1 marks a LAN instance)"
+            raise ValueError(f"SEARXNG_URL: {exc}{hint}") from None
     if chosen == "gateway":
-        return GatewayProvider(
-            required("RUNVIL_SEARCH_GATEWAY_URL"),
-            required("RUNVIL_SEARCH_GATEWAY_KEY"),
-            network=network,
-        )
+        url, key = required("RUNVIL_SEARCH_GATEWAY_URL"), required("RUNVIL_SEARCH_GATEWAY_KEY")
+        try:
+            return GatewayProvider(url, key, network=network)
+        except ValueError as exc:
+            raise ValueError(f"RUNVIL_SEARCH_GATEWAY_URL: {exc}") from None
     if chosen == "duckduckgo":
         return DuckDuckGoProvider(network=network)
     raise ValueError(

@@ -394,3 +394,17 @@ async def test_the_socket_factory_refuses_unapproved_destinations(
         with pytest.raises(aiohttp.ClientConnectorError):
             await session.get(f"https://127.0.0.1:{served.port}/", server_hostname=HOST)
     assert served.request_lines == []
+
+
+async def test_an_ipv6_answer(internet: FakeInternet, serve: Serve) -> None:
+    served = await serve(HOST, ok, ip="2606:4700::1111")
+    assert (await egress(internet).send("GET", URL)).status == 200
+    assert internet.dials == [("2606:4700::1111", 443)]
+    assert served.headers[0]["Host"] == HOST
+
+
+async def test_an_ipv4_mapped_loopback_answer_is_blocked(internet: FakeInternet) -> None:
+    internet.dns[HOST] = ["::ffff:127.0.0.1", "64:ff9b::a9fe:a9fe"]
+    with pytest.raises(ProviderError):
+        await egress(internet).send("GET", URL)
+    assert internet.dials == []

@@ -82,6 +82,7 @@ _LISTING_ARTICLE_SHARE = 0.9
 _SERIES_MIN_ITEMS = 3
 _PROSE_CHARS = 80
 _SERIES_MIN_CHARS = 100
+_SERIES_POST_CHARS = 300  # mean item length below which look-alike items are cards
 _NEVER_CANDIDATE = frozenset({"body", "html"}) | INLINE
 _CONTAINERS = frozenset({"div", "section", "ul", "ol", "table", "dl", "figure", "span"})
 
@@ -139,7 +140,7 @@ class Selection:
     """The chosen article: the subtrees to render (in document order), the best score, and the
     page's text measures the page-kind decision compares the article with."""
 
-    __slots__ = ("chars", "content_chars", "readable_chars", "roots", "score", "top")
+    __slots__ = ("chars", "content_chars", "readable_chars", "roots", "score", "series", "top")
 
     def __init__(self, roots: list[Element], top: Element | None, score: float) -> None:
         self.roots = roots
@@ -148,6 +149,7 @@ class Selection:
         self.chars = sum(root.chars for root in roots)
         self.content_chars = 0  # page text outside furniture and unlikely blocks
         self.readable_chars = 0  # of that, text in blocks that are not mostly links
+        self.series = False  # the roots are look-alike siblings (posts, or cards)
 
 
 def select(document: Document) -> Selection:
@@ -195,9 +197,7 @@ def _select(document: Document, excluded: list[bool]) -> Selection:
     best: Element | None = None
     best_score = 0.0
     for key, score in scores.items():
-        element = elements[key]
-        if element.parent is None:
-            continue
+        element = elements[key]  # <body> too: a page of bare paragraphs is its own article
         final = score * (1.0 - _link_density(element))
         scores[key] = final
         if best is None or final > best_score:
@@ -209,7 +209,9 @@ def _select(document: Document, excluded: list[bool]) -> Selection:
     best_score = scores.get(best.index, best_score)
     series = _series(best)
     if series is not None:
-        return Selection(series, best, best_score)
+        selection = Selection(series, best, best_score)
+        selection.series = True
+        return selection
     return Selection(_with_siblings(best, best_score, scores), best, best_score)
 
 
@@ -364,16 +366,18 @@ def is_boilerplate(element: Element) -> bool:
     return False
 
 
-def repeated_share(document: Document) -> float:
-    """The share of the page's text in its largest run of look-alike siblings.
+def repeated_items(document: Document) -> tuple[float, int]:
+    """The largest run of look-alike siblings: its share of the page's text, and the mean text
+    length of its items.
 
     Five or more siblings with the same tag and class (cards, result rows, product tiles) that
     hold much of the page's text mark a listing, whatever its paragraphs look like.
     """
     total = document.body.chars
     if not total:
-        return 0.0
+        return 0.0, 0
     best = 0
+    best_count = 1
     for element in document.elements:
         if element.flags & DETACHED:
             continue
@@ -390,7 +394,8 @@ def repeated_share(document: Document) -> float:
         for count, chars in groups.values():
             if count >= _REPEATED_MIN and chars > best:
                 best = chars
-    return best / total
+                best_count = count
+    return best / total, best // best_count
 
 
 def is_article(
@@ -405,11 +410,14 @@ def is_article(
     """
     if not selection.content_chars or not selection.readable_chars:
         return False
+    if selection.series and selection.chars < _SERIES_POST_CHARS * len(selection.roots):
+        return False  # short look-alike items are cards of a listing, not posts of a thread
     share = article_chars / selection.content_chars
     if share < _ARTICLE_MIN_SHARE:
         return False
     if article_readable / selection.readable_chars < _ARTICLE_MIN_READABLE_SHARE:
         return False
-    if share >= _LISTING_ARTICLE_SHARE:
+    repeated, item_chars = repeated_items(document)
+    if repeated <= _LISTING_REPEATED_SHARE:
         return True
-    return repeated_share(document) <= _LISTING_REPEATED_SHARE
+    return share >= _LISTING_ARTICLE_SHARE and item_chars >= _SERIES_POST_CHARS

@@ -23,12 +23,14 @@ from ._dom import INLINE, Element, is_readable
 _SPACES = re.compile(r"[ \t\n\r\f\v\u00a0\u2028\u2029]+")
 _BREAK = "\x00"  # a <br> inside a paragraph; the parser strips NUL from the page's text
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
-_ORDERED_START = re.compile(r"\d{1,9}[.)](?:\s|$)")
+_ORDERED_START = re.compile(r"(\d{1,9})[.)](?:\s|$)")
 _BACKTICKS = re.compile(r"`+")
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _LIST_TAGS = frozenset({"ul", "ol", "menu"})
 _CELL_TAGS = frozenset({"td", "th"})
+# Inline elements that sites lay out as separate items (menus, flex rows) with no space between.
+_SEPARATED = frozenset({"a", "span", "button", "label", "time"})
 _MAX_TABLE_SCAN = 200_000
 
 # Frame kinds.
@@ -105,8 +107,11 @@ def _escape_line_start(line: str) -> str:
     first = line[0]
     if first in "#>" or (first in "-*+" and (len(line) == 1 or line[1] == " ")):
         return "\\" + line
-    if first.isdigit() and _ORDERED_START.match(line):
-        return "\\" + line
+    if first.isdigit():
+        found = _ORDERED_START.match(line)
+        if found:
+            digits = found.end(1)
+            return line[:digits] + "\\" + line[digits:]
     return line
 
 
@@ -258,9 +263,9 @@ class Renderer:
                 if skip is not None and skip(child):
                     self.skipped_chars += child.chars
                     continue
-                if position and child.tag in INLINE and not self._pre_depth:
+                if position and child.tag in _SEPARATED and not self._pre_depth:
                     before = children[position - 1]
-                    if type(before) is Element and before.tag in INLINE:
+                    if type(before) is Element and before.tag in _SEPARATED:
                         self._separate()
                 if count_readable and is_readable(child):
                     self.readable_chars += child.own_chars

@@ -7,8 +7,15 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 from aiohttp import web
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from runvil.web import FetchPolicy, WebFetch
+from runvil.web.fetch.admission import admit_url
+from runvil.web.fetch.arguments import FetchRequest
+from runvil.web.fetch.content import BodyKind, decode_body
+from runvil.web.fetch.http import Page
+from runvil.web.fetch.tool import render_page
 from tests.web.fetch.conftest import (
     ARTICLE_HTML,
     FetchFactory,
@@ -299,3 +306,35 @@ async def test_a_policy_may_set_another_user_agent(
     served = await site({"/": serving("ok", "text/plain")})
     await make_fetch(FetchPolicy(user_agent="embedder/1.0")).call({"url": "https://example.com/"})
     assert served.headers[0]["User-Agent"] == "embedder/1.0"
+
+
+# --- the result text is the same whether or not the whole body had to be decoded -----------
+
+_bodies = st.one_of(
+    st.binary(max_size=400),
+    st.text(max_size=150).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    st.tuples(st.sampled_from([b"", b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"]), st.binary()).map(
+        lambda parts: parts[0] + parts[1] * 3
+    ),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    body=_bodies,
+    max_chars=st.integers(min_value=1, max_value=40),
+    charset=st.sampled_from([None, "utf-8", " UTF8 ", "Utf-8"]),
+    kind=st.sampled_from([BodyKind.FLAT, BodyKind.STRUCTURED]),
+)
+def test_a_long_utf8_body_renders_as_if_decoded_whole(
+    body: bytes, max_chars: int, charset: str | None, kind: BodyKind
+) -> None:
+    target = admit_url("https://example.com/")
+    page = Page(target=target, kind=kind, charset=charset, body=body)
+    whole = decode_body(body, charset)
+    expected = expect_page(
+        "https://example.com/", whole[:max_chars], truncated=len(whole) > max_chars
+    )
+    assert render_page(page, FetchRequest(url=target.href, max_chars=max_chars, raw=False)) == (
+        expected
+    )

@@ -71,22 +71,32 @@ class Page:
 
 @dataclass
 class _Body:
+    """The decoded body so far, as the pieces that arrived (joined once, at the end: one copy)."""
+
     limit: int
     keep_prefix: bool
-    data: bytearray = field(default_factory=bytearray)
+    pieces: list[bytes] = field(default_factory=list)
+    size: int = 0
     cut: bool = False
 
     def take(self, piece: bytes) -> bool:
         """Add a decoded piece; False once the cap is passed and reading must stop."""
-        room = self.limit - len(self.data)
+        room = self.limit - self.size
         if len(piece) <= room:
-            self.data += piece
+            self.pieces.append(piece)
+            self.size += len(piece)
             return True
         if not self.keep_prefix:
             return False
-        self.data += piece[:room]
+        self.pieces.append(piece[:room])
+        self.size = self.limit
         self.cut = True
         return False
+
+    def joined(self) -> bytes:
+        data = b"".join(self.pieces)
+        self.pieces.clear()
+        return data
 
 
 async def exchange(
@@ -164,9 +174,7 @@ async def _judge(
     progress.reading_body = False
     if complete:
         response.release()
-    return Page(
-        target=target, kind=kind, charset=charset, body=bytes(body.data), cut_at_cap=body.cut
-    )
+    return Page(target=target, kind=kind, charset=charset, body=body.joined(), cut_at_cap=body.cut)
 
 
 async def _read(response: aiohttp.ClientResponse, decoder: BodyDecoder, body: _Body) -> bool:

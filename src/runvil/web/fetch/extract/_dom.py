@@ -104,41 +104,15 @@ def is_readable(element: Element) -> bool:
 
 
 class Document:
-    """The parsed page: its ``body`` element, every element in document order, the
-    ``<base href>`` the page declares (``None`` when it declares none), and whether its metadata
-    (``og:type``, JSON-LD ``@type``) declares it an article."""
+    """The parsed page: its ``body`` element, every element in document order (``body`` first),
+    and the ``<base href>`` the page declares (``None`` when it declares none)."""
 
-    __slots__ = ("base_href", "body", "declares_article", "elements")
+    __slots__ = ("base_href", "body", "elements")
 
-    def __init__(
-        self,
-        body: Element,
-        elements: list[Element],
-        base_href: str | None,
-        declares_article: bool = False,
-    ) -> None:
+    def __init__(self, body: Element, elements: list[Element], base_href: str | None) -> None:
         self.body = body
         self.elements = elements
         self.base_href = base_href
-        self.declares_article = declares_article
-
-
-# schema.org types whose page is one piece of content, not a list of pieces.
-_ARTICLE_TYPES = re.compile(
-    r'"@type"\s*:\s*\[?\s*"(?:[A-Za-z]*Article|BlogPosting|LiveBlogPosting|Report|'
-    r'DiscussionForumPosting|QAPage|Recipe|Product|Review|HowTo|SocialMediaPosting|Blog)"'
-)
-
-
-def _declares_article(tree: LexborHTMLParser) -> bool:
-    og = tree.css_first('meta[property="og:type"]')
-    if og is not None and (og.attributes.get("content") or "").strip().lower() == "article":
-        return True
-    for script in tree.css('script[type="application/ld+json"]'):
-        text = script.text(deep=True)
-        if text and _ARTICLE_TYPES.search(text):
-            return True
-    return False
 
 
 def _hidden_style(style: str) -> bool:
@@ -166,7 +140,6 @@ def parse(html: str) -> Document:
     base = tree.css_first("base[href]")
     if base is not None:
         base_href = base.attributes.get("href")
-    declares_article = _declares_article(tree)
     body = Element("body", {}, None)
     elements = [body]
     start = tree.body
@@ -264,4 +237,4 @@ def parse(html: str) -> Document:
         pending.append(node)
         current = element
         node = child
-    return Document(body, elements, base_href, declares_article)
+    return Document(body, elements, base_href)

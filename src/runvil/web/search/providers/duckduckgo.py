@@ -63,8 +63,8 @@ class DuckDuckGoProvider:
 
     def __init__(
         self,
-        *,
         network: Network | None = None,
+        *,
         timeout: float = DEFAULT_TIMEOUT,
         min_interval: float = 1.5,
         cooldown: float = 60.0,

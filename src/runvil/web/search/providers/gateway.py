@@ -39,8 +39,8 @@ class GatewayProvider:
         self,
         url: str,
         key: str,
-        *,
         network: Network | None = None,
+        *,
         allow_private: bool = False,
         timeout: float = DEADLINE,
     ) -> None:

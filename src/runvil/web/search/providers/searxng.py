@@ -52,8 +52,8 @@ class SearxngProvider:
         self,
         base_url: str,
         allow_private: bool = False,
-        *,
         network: Network | None = None,
+        *,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         parsed, endpoint = endpoint_url(base_url, what="the SearXNG URL", allow_http=allow_private)

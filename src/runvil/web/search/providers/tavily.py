@@ -60,7 +60,11 @@ class TavilyProvider:
     endpoints: Sequence[str] = (ENDPOINT,)
 
     def __init__(
-        self, api_key: str, *, network: Network | None = None, timeout: float = DEFAULT_TIMEOUT
+        self,
+        api_key: str,
+        network: Network | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         if not api_key or not api_key.strip():
             raise ValueError("the Tavily API key must not be empty")

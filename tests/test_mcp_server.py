@@ -220,3 +220,15 @@ async def test_web_off_serves_no_tools(site: FakeInternet) -> None:
         server = WebToolServer(host)
         async with Client(server.server) as client:
             assert (await client.list_tools()).tools == []
+
+
+async def test_no_search_provider_leaves_the_pack_unavailable_and_no_tools(
+    site: FakeInternet,
+) -> None:
+    async with build_host(config(), network=site.network(), policy=POLICY) as host:
+        assert host.packs["web"].reason == (
+            "web needs runvil/search-provider, and this host provides none"
+        )
+        server = WebToolServer(host)
+        async with Client(server.server) as client:
+            assert (await client.list_tools()).tools == []

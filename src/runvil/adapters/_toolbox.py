@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from runvil.host import Host, OfferedTool, Run, Toolbox, ToolResult
 
@@ -54,7 +54,7 @@ class WebToolsBase:
         if self._owns_run:
             await self.run.aclose()
 
-    async def __aenter__(self) -> WebToolsBase:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(

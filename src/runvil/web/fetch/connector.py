@@ -23,16 +23,18 @@ The session is anonymous by construction: no proxy (``trust_env=False``, whateve
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import socket
 from collections.abc import Iterator
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.client_proto import ResponseHandler
 from aiohttp.client_reqrep import ClientRequest
+from aiohttp.streams import StreamReader
 
 from runvil.web.fetch.network import DialPermit, DialRefused, Network
 from runvil.web.fetch.policy import FetchPolicy
@@ -100,8 +102,31 @@ def _checked_socket(addr_info: Any) -> socket.socket:
     return socket.socket(family=family, type=type_, proto=proto)
 
 
+class _ResponseHandler(ResponseHandler):
+    """aiohttp's client protocol, plus one fix: a body that turns malformed fails its reader.
+
+    When the HTTP parser rejects bytes in the middle of a body (a broken chunk header), aiohttp
+    3.14 closes the connection and records the error on the protocol, but the body's reader is
+    never told and waits until the whole-request deadline. Handing the reader the error too
+    turns a 20-second stall into an immediate body-read failure.
+    """
+
+    def set_exception(self, exc: BaseException, *args: Any, **kwargs: Any) -> None:
+        payload = getattr(self, "_payload", None)
+        if isinstance(payload, StreamReader) and not payload.is_eof() and not payload.exception():
+            payload.set_exception(aiohttp.ClientPayloadError("malformed response body"), exc)
+        super().set_exception(exc, *args, **kwargs)
+
+
 class _GuardedConnector(aiohttp.TCPConnector):
     """A TCP connector whose pooled connections are reused only for an approved peer."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._factory = cast(
+            "functools.partial[ResponseHandler]",
+            functools.partial(_ResponseHandler, loop=self._loop),
+        )
 
     async def connect(
         self, req: ClientRequest, traces: list[Any], timeout: aiohttp.ClientTimeout

@@ -381,6 +381,7 @@ async def test_a_broken_chunked_body_is_unreadable(
     # aiohttp alone would leave the body reader waiting for the deadline (connector.py fixes it).
     fetch = make_fetch(FetchPolicy(timeout=10.0))
     started = time.monotonic()
+
     async def broken(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writer.write(head("200 OK", "Content-Type: text/plain", "Transfer-Encoding: chunked"))
         writer.write(b"5\r\nhello\r\n")

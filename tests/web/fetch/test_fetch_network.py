@@ -71,6 +71,17 @@ async def test_empty_or_blocked_answers_fail_hard(
     assert internet.dials == []
 
 
+async def test_localhost_resolving_to_loopback_is_refused(
+    fetch: WebFetch, internet: FakeInternet
+) -> None:
+    internet.dns["localhost"] = ["127.0.0.1", "::1"]
+    err = await hard(fetch, "https://localhost/")
+    assert (err.kind, str(err)) == (
+        ToolErrorKind.InvalidArguments,
+        "host localhost has no allowed address",
+    )
+
+
 async def test_a_failed_lookup_is_soft(fetch: WebFetch, internet: FakeInternet) -> None:
     assert await fetch.call({"url": "https://no-such-host.example/"}) == (
         "dns resolution failed for no-such-host.example"

@@ -284,6 +284,23 @@ async def test_max_chars_above_the_ceiling_is_lowered(
     )
 
 
+async def test_a_long_article_cut_to_5000_characters(fetch: WebFetch, site: SiteFactory) -> None:
+    paragraphs = "".join(
+        f"<p>Paragraph {i} of the long article, with enough words to count as prose.</p>"
+        for i in range(400)
+    )
+    html = f"<html><body><nav>menu</nav><article><h1>Long</h1>{paragraphs}</article></body></html>"
+    await site({"/long-article": serving(html, "text/html; charset=utf-8")})
+    whole = await fetch.call({"url": "https://example.com/long-article"})
+    body = whole.partition("\n\n")[2]
+    assert whole.startswith("url: https://example.com/long-article\ntruncated: false\n")
+    assert len(body) > 5000
+    text = await fetch.call({"url": "https://example.com/long-article", "max_chars": 5000})
+    assert text == expect_page(
+        "https://example.com/long-article", body[:5000], truncated=True, extraction="readability"
+    )
+
+
 async def test_max_chars_applies_after_extraction(fetch: WebFetch, site: SiteFactory) -> None:
     await site({"/": serving(ARTICLE_HTML, "text/html")})
     whole = (await fetch.call({"url": "https://example.com/"})).partition("\n\n")[2]

@@ -68,6 +68,18 @@ async def test_a_redirect_to_a_disallowed_port_is_refused_softly(
         ("https://0177.0.0.1/", "https://127.0.0.1/", "ip literal host not allowed: 127.0.0.1"),
         ("https://2130706433/", "https://127.0.0.1/", "ip literal host not allowed: 127.0.0.1"),
         ("https://[::1]/", "https://[::1]/", "ip literal host not allowed: ::1"),
+        ("https://127.1/", "https://127.0.0.1/", "ip literal host not allowed: 127.0.0.1"),
+        (
+            "https://[::ffff:127.0.0.1]/",
+            "https://[::ffff:7f00:1]/",
+            "ip literal host not allowed: ::ffff:7f00:1",
+        ),
+        ("https://[::127.0.0.1]/", "https://[::7f00:1]/", "ip literal host not allowed: ::7f00:1"),
+        (
+            "https://user:pass@host.example:8443/a/b?x=secret#frag",
+            "https://host.example:8443/a/b",
+            "url must not contain userinfo",
+        ),
         ("https://u:p@example.com/a?b", "https://example.com/a", "url must not contain userinfo"),
         ("ftp://example.com/f", "ftp://example.com/f", "scheme not allowed: ftp"),
         ("javascript:alert(1)", "javascript:", "scheme not allowed: javascript"),

@@ -80,6 +80,7 @@ _ARTICLE_MIN_READABLE_SHARE = 0.7
 _LISTING_REPEATED_SHARE = 0.5
 _LISTING_ARTICLE_SHARE = 0.9
 _SERIES_MIN_ITEMS = 3
+_SERIES_LEVELS = 5
 _PROSE_CHARS = 80
 _SERIES_MIN_CHARS = 100
 _SERIES_POST_CHARS = 300  # mean item length below which look-alike items are cards
@@ -216,29 +217,39 @@ def _select(document: Document, excluded: list[bool]) -> Selection:
 
 
 def _series(best: Element) -> list[Element] | None:
-    """The posts of a thread: look-alike siblings of the article (or of one of its two nearest
-    ancestors) that hold prose too. A forum page or a review list is all of them, not the one
-    that happened to score best."""
+    """The posts of a thread: look-alike siblings of the article (or of one of its nearest
+    ancestors) that hold prose too. A forum page, a Q&A page or a page built of sections is
+    all of them, not the one that happened to score best. Siblings look alike when they share
+    their tag and their first class name (``answer`` and ``answer accepted-answer``)."""
     node: Element | None = best
-    for _ in range(3):
+    for _ in range(_SERIES_LEVELS):
         if node is None or node.parent is None or node.parent.parent is None:
             return None
         classes = node.attrs.get("class")
-        if classes:
+        if classes and classes.split(None, 1):
             tag = node.tag
+            first = classes.split(None, 1)[0]
             alike = [
                 child
                 for child in node.parent.children
                 if type(child) is Element
                 and child.tag == tag
-                and child.attrs.get("class") == classes
                 and child.chars >= _SERIES_MIN_CHARS
                 and not child.flags & (FURNITURE | ARIA_HIDDEN | DETACHED)
+                and _first_class(child) == first
             ]
             if len(alike) >= _SERIES_MIN_ITEMS:
                 return alike
         node = node.parent
     return None
+
+
+def _first_class(element: Element) -> str:
+    classes = element.attrs.get("class")
+    if not classes:
+        return ""
+    parts = classes.split(None, 1)
+    return parts[0] if parts else ""
 
 
 def _excluded_flags(elements: list[Element]) -> list[bool]:
@@ -269,13 +280,6 @@ def _climb(
     best: Element, best_score: float, scores: dict[int, float], elements: list[Element]
 ) -> Element:
     """Move up from the best element while its ancestors hold the content together."""
-    # A lone child says nothing about its wrapper: the wrapper is the article.
-    while (
-        best.parent is not None
-        and best.parent.parent is not None
-        and sum(1 for child in best.parent.children if type(child) is Element) == 1
-    ):
-        best = best.parent
     # Several strong candidates under one ancestor mean that ancestor is the article.
     strong = [
         elements[key]
@@ -287,8 +291,16 @@ def _climb(
         while ancestor is not None and ancestor.parent is not None:
             inside = sum(1 for candidate in strong if _contains(ancestor, candidate))
             if inside >= 3:
-                return ancestor
+                best = ancestor
+                break
             ancestor = ancestor.parent
+    # A lone child says nothing about its wrapper: the wrapper is the article.
+    while (
+        best.parent is not None
+        and best.parent.parent is not None
+        and sum(1 for child in best.parent.children if type(child) is Element) == 1
+    ):
+        best = best.parent
     return best
 
 

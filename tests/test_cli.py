@@ -322,3 +322,15 @@ async def test_config_file_named_before_or_after_the_command(
     assert await run_cli("--config", str(missing), "config", env=env) == (
         2, "", f"runvil: {missing}: no such configuration file\n",
     )
+
+
+async def test_mcp_http_port_in_use_is_a_clear_error(env: dict[str, str]) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert await run_cli("mcp", "--http", f"127.0.0.1:{port}", env=env) == (
+            2, "", f"runvil: cannot listen on 127.0.0.1:{port}: Address already in use\n",
+        )

@@ -33,7 +33,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from runvil import __version__
-from runvil.config import Config
+from runvil.config import Config, ConfigError
 from runvil.errors import ToolError
 from runvil.host import Host, Run
 from runvil.tools import ToolObject
@@ -166,8 +166,12 @@ class WebToolServer:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(1024)
+        try:
+            sock.bind((host, port))
+            sock.listen(1024)
+        except OSError as err:
+            sock.close()
+            raise ConfigError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
         sock.setblocking(False)
         bound = sock.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host

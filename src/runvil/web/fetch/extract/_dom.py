@@ -47,6 +47,9 @@ _FURNITURE_ROLES = frozenset(
 # Cookie and consent banners: dropped from every rendering, but only when small, so a page
 # whose <body> carries a "cookie-consent" class does not vanish.
 _CONSENT_NAMES = re.compile(r"cookie|consent|gdpr|onetrust|cookiebot|cmp-|didomi", re.IGNORECASE)
+# Pages repeat the same class strings thousands of times: memoise the verdict per string.
+_consent_names: dict[str, bool] = {}
+_CACHE_LIMIT = 20_000
 _CONSENT_MAX_CHARS = 3000
 
 FURNITURE = 1
@@ -151,7 +154,9 @@ def parse(html: str) -> Document:
     inline = INLINE
     furniture_tags = _FURNITURE_TAGS
     furniture_roles = _FURNITURE_ROLES
-    consent = _CONSENT_NAMES.search
+    consent = _consent_names.get
+    if len(_consent_names) > _CACHE_LIMIT:
+        _consent_names.clear()
     current = body
     node = start.child
     pending: list[object] = []  # lexbor nodes whose next sibling is still to visit
@@ -180,20 +185,18 @@ def parse(html: str) -> Document:
             continue
         tag = node.tag  # type: ignore[assignment]
         if tag == "-text":
-            text = node.text_content
+            text = node.text_content  # lexbor drops or replaces NUL: text never holds one
             if text:
-                if "\x00" in text:
-                    text = text.replace("\x00", "")
                 current.children.append(text)
                 stripped = text.strip()
                 if stripped:
                     chars = len(stripped)
                     current.chars += chars
                     current.own_chars += chars
-                    if "," in stripped or "，" in stripped or "、" in stripped:
-                        current.own_commas += (
-                            stripped.count(",") + stripped.count("，") + stripped.count("、")
-                        )
+                    if "," in stripped:
+                        current.own_commas += stripped.count(",")
+                    if not stripped.isascii():
+                        current.own_commas += stripped.count("，") + stripped.count("、")
             node = node.next
             continue
         if tag is None or tag in dropped or tag[0] in "-!#":
@@ -220,10 +223,14 @@ def parse(html: str) -> Document:
             if attrs.get("aria-hidden") == "true":
                 flags |= ARIA_HIDDEN
             classes = attrs.get("class")
-            if classes and consent(classes):
-                flags |= _CONSENT
+            if classes:
+                verdict = consent(classes)
+                if verdict is None:
+                    verdict = _consent_names[classes] = bool(_CONSENT_NAMES.search(classes))
+                if verdict:
+                    flags |= _CONSENT
             ident = attrs.get("id")
-            if ident and consent(ident):
+            if ident and _CONSENT_NAMES.search(ident):
                 flags |= _CONSENT
         element.flags = flags
         child = node.child

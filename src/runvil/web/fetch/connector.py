@@ -36,7 +36,7 @@ from aiohttp.client_proto import ResponseHandler
 from aiohttp.client_reqrep import ClientRequest
 from aiohttp.streams import StreamReader
 
-from runvil.web.fetch.network import DialPermit, DialRefused, Network
+from runvil.web.fetch.network import DialPermit, DialRefused, Network, normalise_endpoint
 from runvil.web.fetch.policy import FetchPolicy
 
 #: Content codings our bounded decoders handle (and so the only ones we advertise).
@@ -111,6 +111,9 @@ class _ResponseHandler(ResponseHandler):
     turns a 20-second stall into an immediate body-read failure.
     """
 
+    #: The connection's peer as a normalised ``(ip, port)``, learnt once: it never changes.
+    peer: tuple[str, int] | None = None
+
     def set_exception(self, exc: BaseException, *args: Any, **kwargs: Any) -> None:
         payload = getattr(self, "_payload", None)
         if isinstance(payload, StreamReader) and not payload.is_eof() and not payload.exception():
@@ -144,13 +147,21 @@ class _GuardedConnector(aiohttp.TCPConnector):
 
 
 def _peer_allowed(protocol: ResponseHandler | None, permit: DialPermit) -> bool:
-    transport = protocol.transport if protocol is not None else None
-    if transport is None:
+    if protocol is None:
         return False
-    peer = transport.get_extra_info("peername")
-    if not isinstance(peer, tuple) or len(peer) < 2:
-        return False
-    return permit.allows(str(peer[0]), int(peer[1]))
+    peer = getattr(protocol, "peer", None)
+    if peer is None:
+        transport = protocol.transport
+        address = transport.get_extra_info("peername") if transport is not None else None
+        if not isinstance(address, tuple) or len(address) < 2:
+            return False
+        try:
+            peer = normalise_endpoint((str(address[0]), int(address[1])))
+        except ValueError:
+            return False
+        if isinstance(protocol, _ResponseHandler):
+            protocol.peer = peer
+    return peer in permit.routed()
 
 
 def open_session(network: Network, policy: FetchPolicy) -> aiohttp.ClientSession:

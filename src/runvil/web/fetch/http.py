@@ -130,19 +130,17 @@ async def exchange(
 async def _judge(
     response: aiohttp.ClientResponse, target: TargetUrl, policy: FetchPolicy, progress: Progress
 ) -> Page | Redirect:
-    raw = response.raw_headers
+    content_type, coding, location = _fields(response.raw_headers)
     status = response.status
-    if status in REDIRECT_STATUSES:
-        location = _header(raw, b"location")
-        if location is not None:
-            if response.content.at_eof():
-                response.release()  # an empty redirect body: keep the connection for the next hop
-            return Redirect(location.decode("utf-8", "replace"))
+    if status in REDIRECT_STATUSES and location is not None:
+        if response.content.at_eof():
+            response.release()  # an empty redirect body: keep the connection for the next hop
+        return Redirect(location.decode("utf-8", "replace"))
     if not 200 <= status < 300:
         raise failures.http_status(target.display, status)
 
     try:
-        kind, charset = _classify(_joined(raw, b"content-type"))
+        kind, charset = _classify(content_type)
     except ContentTypeMissing:
         raise failures.no_content_type(target.display) from None
     except ContentTypeRefused as refused:
@@ -152,7 +150,6 @@ async def _judge(
     if kind is not BodyKind.FLAT and declared is not None and declared > policy.max_bytes:
         raise failures.size_cap(target.display, policy.max_bytes)
 
-    coding = _joined(raw, b"content-encoding")
     decoder: BodyDecoder | None = None
     if coding is not None:
         try:
@@ -222,16 +219,28 @@ def _request_url(target: TargetUrl) -> URL:
     )
 
 
-def _header(raw: RawHeaders, name: bytes) -> bytes | None:
+def _fields(raw: RawHeaders) -> tuple[bytes | None, bytes | None, bytes | None]:
+    """Content-Type, Content-Encoding and Location from the raw head, in one pass.
+
+    Repeated Content-Type or Content-Encoding lines are combined with ``", "``, as HTTP defines
+    a repeated field (so two codings on two lines are a stack); of several Location lines the
+    first counts.
+    """
+    content_type: list[bytes] = []
+    coding: list[bytes] = []
+    location: bytes | None = None
     for key, value in raw:
-        if key.lower() == name:
-            return value
-    return None
+        name = key.lower()
+        if name == b"content-type":
+            content_type.append(value)
+        elif name == b"content-encoding":
+            coding.append(value)
+        elif name == b"location" and location is None:
+            location = value
+    return _combined(content_type), _combined(coding), location
 
 
-def _joined(raw: RawHeaders, name: bytes) -> bytes | None:
-    """All field lines of ``name`` combined with ``", "``, as HTTP defines a repeated field."""
-    values = [value for key, value in raw if key.lower() == name]
+def _combined(values: list[bytes]) -> bytes | None:
     if not values:
         return None
     return values[0] if len(values) == 1 else b", ".join(values)

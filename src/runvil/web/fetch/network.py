@@ -113,21 +113,21 @@ class DialPermit:
         """Where each approved address is physically dialled, in answer order."""
         if self._routed is None:
             self._routed = tuple(
-                _normalise_endpoint(self.route(ip, self.port)) for ip in self.addresses
+                normalise_endpoint(self.route(ip, self.port)) for ip in self.addresses
             )
         return self._routed
 
     def allows(self, host: str, port: int) -> bool:
         """Whether a socket to ``(host, port)`` reaches one of this hop's approved addresses."""
         try:
-            endpoint = _normalise_endpoint((host, port))
+            endpoint = normalise_endpoint((host, port))
         except ValueError:
             return False
         return endpoint in self.routed()
 
 
 @functools.lru_cache(maxsize=1024)
-def _normalise_endpoint(endpoint: tuple[str, int]) -> tuple[str, int]:
+def normalise_endpoint(endpoint: tuple[str, int]) -> tuple[str, int]:
     """``(ip, port)`` with the IP in canonical text, so ``::1`` and ``0:0::1`` compare equal.
 
     A route must return an IP address: a name here would be looked up by the socket layer,

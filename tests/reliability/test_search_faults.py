@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 
 from runvil.errors import ToolError, ToolErrorKind
+from runvil.web.search.providers.gateway import GatewayProvider
 from runvil.web.search.providers.searxng import SearxngProvider
 from runvil.web.search.tool import WebSearch
 from tests.fixtures.faults import FAULT_HOST, FaultServer
@@ -20,8 +21,9 @@ from tests.fixtures.internet import FakeInternet
 
 #: The provider deadline for these tests: long enough for a retry, short enough for a trickle.
 DEADLINE = 1.5
+GATEWAY_KEY = "gw-secret-key"
 
-SearchFor = Callable[[str], WebSearch]
+SearchFor = Callable[..., WebSearch]
 
 
 @pytest.fixture
@@ -32,12 +34,19 @@ async def search_for(
     fault_server.install(internet)
     paths: list[str] = []
 
-    def make(fault: str) -> WebSearch:
+    def make(fault: str, vendor: str = "searxng") -> WebSearch:
         base = f"/search-api/{fault}/{uuid.uuid4().hex}"
-        paths.append(base + "/search")
-        provider = SearxngProvider(
-            f"https://{FAULT_HOST}{base}", network=internet.network(), timeout=DEADLINE
-        )
+        provider: SearxngProvider | GatewayProvider
+        if vendor == "gateway":
+            paths.append(base)
+            provider = GatewayProvider(
+                f"https://{FAULT_HOST}{base}", GATEWAY_KEY, internet.network(), timeout=DEADLINE
+            )
+        else:
+            paths.append(base + "/search")
+            provider = SearxngProvider(
+                f"https://{FAULT_HOST}{base}", network=internet.network(), timeout=DEADLINE
+            )
         return WebSearch(provider)
 
     yield make, paths
@@ -88,6 +97,37 @@ async def test_search_fault_gives_its_message_and_kind(
     # A failed search is retried at most once, and only on 429 or 5xx.
     expected_requests = 2 if fault == "rate-limited" else 1
     assert await _requests_seen(internet, paths[0]) == expected_requests
+
+
+GATEWAY_CASES = {
+    "reset before the response": ("reset-before", ToolErrorKind.Transport,
+                                  "web_search: request failed", 1),
+    "reset during the body": ("reset-body", ToolErrorKind.Transport,
+                              "web_search: reading response failed", 1),
+    "a body over the gateway's 256 KiB cap": (
+        "huge-streamed", ToolErrorKind.Backend, "web_search: response body exceeded 262144 bytes",
+        1,
+    ),
+    "invalid UTF-8": ("invalid-utf8", ToolErrorKind.Backend,
+                      "web_search: response body was not valid UTF-8", 1),
+    "rate limited twice": ("rate-limited", ToolErrorKind.Backend,
+                           'web_search: backend returned 429: {"error": "slow down"}', 2),
+    "a reset, then a 503, then ...": ("storm", ToolErrorKind.Transport,
+                                     "web_search: request failed", 1),
+}
+
+
+@pytest.mark.parametrize("name", list(GATEWAY_CASES))
+async def test_gateway_fault_gives_the_seed_message(
+    search_for: tuple[SearchFor, list[str]], internet: FakeInternet, name: str
+) -> None:
+    make, paths = search_for
+    fault, kind, message, requests = GATEWAY_CASES[name]
+    with pytest.raises(ToolError) as caught:
+        await make(fault, "gateway").call({"query": "rust async runtime"})
+    assert (caught.value.kind, caught.value.message) == (kind, message)
+    assert GATEWAY_KEY not in caught.value.message
+    assert await _requests_seen(internet, paths[0]) == requests
 
 
 async def test_a_failing_then_working_provider_is_retried_exactly_once(

@@ -157,6 +157,28 @@ ATTACKS: dict[str, tuple[str, tuple[RunErrorKind | str, str]]] = {
         "return utf8.char(0x7FFFFFFF)",
         (RunErrorKind.Lua, "the section returned a string that is not valid UTF-8"),
     ),
+    # No Python object anywhere a prompt can walk: globals, metatables, API results.
+    "walk every reachable table for userdata": (
+        "local seen, found = {}, {}"
+        " local function walk(t, path, depth)"
+        "   if depth > 8 or seen[t] then return end"
+        "   seen[t] = true"
+        "   for k, v in pairs(t) do"
+        "     local where = path .. '.' .. tostring(k)"
+        "     if type(v) == 'userdata' or type(k) == 'userdata' then found[#found + 1] = where end"
+        "     if type(v) == 'table' then walk(v, where, depth + 1) end"
+        "     local mt = getmetatable(v)"
+        "     if type(mt) == 'table' then walk(mt, where .. '<mt>', depth + 1) end"
+        "   end"
+        " end"
+        " walk(_G, '_G', 0)"
+        " local ok, e = pcall(tools.call, 'web/fetch', {url = 'https://u:p@x.example/'})"
+        " walk(e, 'error', 0)"
+        " walk(tools.get('web/fetch'), 'tool', 0)"
+        " walk(json.decode('{\"a\": [1, {\"b\": null}]}'), 'json', 0)"
+        " return #found == 0 and 'none' or table.concat(found, ',')",
+        ("result", "none"),
+    ),
     # Error values carry strings only.
     "look inside a tool error value": (
         "local ok, e = pcall(tools.call, 'web/fetch', {url = 'https://u:p@x.example/'})"

@@ -81,6 +81,9 @@ _LISTING_REPEATED_SHARE = 0.5
 _LISTING_ARTICLE_SHARE = 0.9
 _SERIES_MIN_ITEMS = 3
 _SERIES_LEVELS = 5
+# A utility class styles anything (px-6, col-12, mt24, md:flex, w-1/2); only a class that names
+# a kind of block (answer, cPost, elementor-element, sc-64912480-0) makes siblings a series.
+_UTILITY_CLASS = re.compile(r"-?[a-z]{1,4}-[\d.]+|\S*[:\[/]\S*|[a-z]{2,4}\d+")
 _PROSE_CHARS = 80
 _SERIES_MIN_CHARS = 100
 _SERIES_POST_CHARS = 300  # mean item length below which look-alike items are cards
@@ -225,10 +228,9 @@ def _series(best: Element) -> list[Element] | None:
     for _ in range(_SERIES_LEVELS):
         if node is None or node.parent is None or node.parent.parent is None:
             return None
-        classes = node.attrs.get("class")
-        if classes and classes.split(None, 1):
+        first = _first_class(node)
+        if first and not _UTILITY_CLASS.fullmatch(first):
             tag = node.tag
-            first = classes.split(None, 1)[0]
             alike = [
                 child
                 for child in node.parent.children

@@ -127,6 +127,9 @@ CASES: dict[str, Case] = {
     "a Content-Length with letters": Case("/framing/cl-garbage", network_error),
     "Content-Length and Transfer-Encoding together": Case("/framing/cl-and-te", network_error),
     "a transfer coding other than chunked": Case("/framing/te-not-chunked", body_unreadable),
+    "gzip as a transfer coding under chunked": Case(
+        "/framing/te-gzip-chunked", body_unreadable
+    ),
     # Content codings that cannot be decoded to the end.
     "gzip with a bad CRC in its trailer": Case("/coding/gzip-bad-crc", body_unreadable),
     # Bytes after a complete, CRC-checked gzip member are ignored, as browsers do.

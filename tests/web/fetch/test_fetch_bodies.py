@@ -396,6 +396,34 @@ async def test_a_broken_chunked_body_is_unreadable(
     assert time.monotonic() - started < 5.0
 
 
+@pytest.mark.parametrize("transfer", ["gzip", "gzip, chunked", "identity", "chunked, chunked"])
+async def test_a_transfer_coding_other_than_chunked_is_unreadable(
+    fetch: WebFetch, raw_site: RawSiteFactory, transfer: str
+) -> None:
+    async def coded(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(head("200 OK", "Content-Type: text/plain", f"Transfer-Encoding: {transfer}"))
+        writer.write(b"5\r\nhello\r\n0\r\n\r\n" if "chunked" in transfer else b"hello")
+        await writer.drain()
+        writer.close()
+
+    await raw_site(coded)
+    assert await fetch.call({"url": "https://example.com/t?x"}) == unreadable(
+        "https://example.com/t"
+    )
+
+
+async def test_chunked_in_any_case_is_read(fetch: WebFetch, raw_site: RawSiteFactory) -> None:
+    async def chunked(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(head("200 OK", "Content-Type: text/plain", "Transfer-Encoding: Chunked"))
+        writer.write(b"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
+        await writer.drain()
+
+    await raw_site(chunked)
+    assert await fetch.call({"url": "https://example.com/"}) == expect_page(
+        "https://example.com/", "hello world"
+    )
+
+
 async def test_a_body_read_until_close_is_whole(fetch: WebFetch, raw_site: RawSiteFactory) -> None:
     async def until_close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n")

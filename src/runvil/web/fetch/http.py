@@ -130,7 +130,7 @@ async def exchange(
 async def _judge(
     response: aiohttp.ClientResponse, target: TargetUrl, policy: FetchPolicy, progress: Progress
 ) -> Page | Redirect:
-    content_type, coding, location = _fields(response.raw_headers)
+    content_type, coding, transfer, location = _fields(response.raw_headers)
     status = response.status
     if status in REDIRECT_STATUSES and location is not None:
         if response.content.at_eof():
@@ -149,6 +149,11 @@ async def _judge(
     declared = response.content_length
     if kind is not BodyKind.FLAT and declared is not None and declared > policy.max_bytes:
         raise failures.size_cap(target.display, policy.max_bytes)
+
+    if transfer is not None and transfer.strip(b" \t").lower() != b"chunked":
+        # aiohttp undoes only the chunked transfer coding; anything else would reach us still
+        # encoded (and, per RFC 9112, delimited by the close), so it cannot be read as the body.
+        raise failures.body_unreadable(target.display)
 
     decoder: BodyDecoder | None = None
     if coding is not None:
@@ -219,15 +224,19 @@ def _request_url(target: TargetUrl) -> URL:
     )
 
 
-def _fields(raw: RawHeaders) -> tuple[bytes | None, bytes | None, bytes | None]:
-    """Content-Type, Content-Encoding and Location from the raw head, in one pass.
+def _fields(
+    raw: RawHeaders,
+) -> tuple[bytes | None, bytes | None, bytes | None, bytes | None]:
+    """Content-Type, Content-Encoding, Transfer-Encoding and Location from the raw head, in one
+    pass.
 
-    Repeated Content-Type or Content-Encoding lines are combined with ``", "``, as HTTP defines
-    a repeated field (so two codings on two lines are a stack); of several Location lines the
-    first counts.
+    Repeated Content-Type, Content-Encoding or Transfer-Encoding lines are combined with
+    ``", "``, as HTTP defines a repeated field (so two codings on two lines are a stack); of
+    several Location lines the first counts.
     """
     content_type: list[bytes] = []
     coding: list[bytes] = []
+    transfer: list[bytes] = []
     location: bytes | None = None
     for key, value in raw:
         name = key.lower()
@@ -235,9 +244,11 @@ def _fields(raw: RawHeaders) -> tuple[bytes | None, bytes | None, bytes | None]:
             content_type.append(value)
         elif name == b"content-encoding":
             coding.append(value)
+        elif name == b"transfer-encoding":
+            transfer.append(value)
         elif name == b"location" and location is None:
             location = value
-    return _combined(content_type), _combined(coding), location
+    return _combined(content_type), _combined(coding), _combined(transfer), location
 
 
 def _combined(values: list[bytes]) -> bytes | None:

@@ -5,8 +5,9 @@ see :mod:`runvil.web.fetch.connector`), made inside the running event loop eithe
 ``async with`` or lazily on the first call, because a Host builds its tools before any loop runs.
 
 A call goes: arguments (:mod:`.arguments`) -> URL admission (:mod:`.admission`, no network yet)
--> the fetch task (resolve, dial, redirects, body under the caps) -> decoding -> extraction ->
-the ``max_chars`` cut -> the result text. Every soft failure is returned as the whole result
+-> the fetch task (resolve, dial, redirects, body under the caps) -> decoding -> extraction
+(in a worker thread for large HTML, so a hostile page cannot freeze the event loop) -> the
+``max_chars`` cut -> the result text. Every soft failure is returned as the whole result
 text; hard failures raise :class:`~runvil.errors.ToolError`.
 
 The fetch runs in a task of its own, awaited by the call. Cancelling the call cancels the task
@@ -40,6 +41,9 @@ from runvil.web.fetch.redirects import fetch_page
 logger = logging.getLogger("runvil.web.fetch")
 
 TOOL_ID = "web/fetch"
+#: HTML bodies up to this size are rendered on the event loop (a thread hand-off would cost more
+#: than the rendering); larger ones in a worker thread.
+RENDER_INLINE_LIMIT = 16 * 1024
 DESCRIPTION = "Fetch a web page and return its main content as markdown."
 
 
@@ -105,6 +109,10 @@ class WebFetch:
             page = await fetch_page(session, self.network, self.policy, target)
         except failures.SoftFailure as failure:
             return failure.text
+        if page.kind is BodyKind.HTML and len(page.body) > RENDER_INLINE_LIMIT:
+            # Rendering is CPU work no deadline can interrupt, and a hostile page can make it
+            # take seconds; off the loop thread, every other call in the process keeps running.
+            return await asyncio.to_thread(render_page, page, request)
         return render_page(page, request)
 
     def _ensure_session(self) -> aiohttp.ClientSession:

@@ -164,3 +164,14 @@ async def test_the_gateway_key_goes_only_to_the_gateway(
     async with Client(stdio(env), cache=None) as client:
         await client.call_tool("web_fetch", {"url": "https://example.com/hello.txt"})
     assert seen and all(GATEWAY_KEY not in value for h in seen for value in h.values())
+
+
+async def test_stdio_flags_reach_the_host(env: dict[str, str]) -> None:
+    async with Client(stdio(env, "--approval", "deny"), cache=None) as client:
+        refused = await client.call_tool("web_fetch", {"url": "https://example.com/hello.txt"})
+    async with Client(stdio(env, "--no-web"), cache=None) as client:
+        listed = (await client.list_tools()).tools
+    assert (refused.is_error, refused.content[0].text) == (
+        True, "web_fetch: the user refused this call; do not retry it",
+    )
+    assert listed == []

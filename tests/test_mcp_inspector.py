@@ -1,8 +1,9 @@
 """Interop: the MCP Inspector CLI (npm ``@modelcontextprotocol/inspector``, pinned in
 ``.ci/inspector``) lists runvil's tools and calls each one, over stdio and streamable HTTP.
 
-.ci/run installs the Inspector with ``npm ci``; when it is missing (a plain ``pytest`` on a fresh
-checkout) the first test installs it the same way, which needs ``npm`` and the npm registry.
+.ci/run installs the Inspector from its lock file with ``npm install``; when it is missing (a
+plain ``pytest`` on a fresh checkout) the first test installs it the same way, which needs
+``npm`` and the npm registry.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def inspector() -> Path:
         npm = shutil.which("npm")
         assert npm is not None, "the MCP Inspector test needs npm (node.js) on PATH"
         subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"],
             cwd=INSPECTOR_DIR, check=True, timeout=300,
         )
     return INSPECTOR

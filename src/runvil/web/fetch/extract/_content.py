@@ -47,6 +47,14 @@ _UNLIKELY = re.compile(
     re.IGNORECASE,
 )
 _MAYBE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
+# Inside the chosen article, the same names minus "header": an article's own header (title,
+# byline, section anchors) is content.
+_UNLIKELY_INSIDE = re.compile(
+    r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|"
+    r"gdpr|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|"
+    r"sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
+    re.IGNORECASE,
+)
 
 _TAG_BASE = {
     "div": 5,
@@ -80,6 +88,8 @@ _ARTICLE_MIN_READABLE_SHARE = 0.7
 _LISTING_REPEATED_SHARE = 0.5
 _LISTING_ARTICLE_SHARE = 0.9
 _SERIES_MIN_ITEMS = 3
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_BOILERPLATE_MAX_CHARS = 2000  # a bigger block named like boilerplate is content after all
 _SERIES_LEVELS = 5
 # A utility class styles anything (px-6, col-12, mt24, md:flex, w-1/2); only a class that names
 # a kind of block (answer, cPost, elementor-element, sc-64912480-0) makes siblings a series.
@@ -137,6 +147,25 @@ def _unlikely(element: Element) -> bool:
         if len(_unlikely_names) > _CACHE_LIMIT:
             _unlikely_names.clear()
         _unlikely_names[names] = verdict
+    return verdict
+
+
+_unlikely_inside_names: dict[str, bool] = {}
+
+
+def _unlikely_inside(element: Element) -> bool:
+    attrs = element.attrs
+    if not attrs or element.tag in _HEADING_TAGS:
+        return False
+    names = (attrs.get("class") or "") + " " + (attrs.get("id") or "")
+    if len(names) < 2:
+        return False
+    verdict = _unlikely_inside_names.get(names)
+    if verdict is None:
+        verdict = bool(_UNLIKELY_INSIDE.search(names)) and not _MAYBE.search(names)
+        if len(_unlikely_inside_names) > _CACHE_LIMIT:
+            _unlikely_inside_names.clear()
+        _unlikely_inside_names[names] = verdict
     return verdict
 
 
@@ -369,7 +398,7 @@ def is_boilerplate(element: Element) -> bool:
     if tag in INLINE:
         return False
     weight = class_weight(element)
-    if weight < 0 and element.chars < 2000:
+    if (weight < 0 or _unlikely_inside(element)) and element.chars < _BOILERPLATE_MAX_CHARS:
         return True
     if tag in _CONTAINERS and element.own_commas < 10:
         density = _link_density(element)

@@ -169,7 +169,11 @@ class LuaSandbox:
 
     def bind_alias(self, alias: str) -> None:
         """Make the promptforge alias a global holding its Tool object."""
-        kind, value = self._guarded(lambda: self._api.run(lambda: self._api.bind_alias(alias)))
+        def go() -> tuple[str, Any]:
+            kind, value = self._api.bind_alias(alias)
+            return str(kind), value
+
+        kind, value = self._guarded(go)
         if kind != "ok":
             self._fail(kind, value)
 

@@ -63,6 +63,15 @@ local function hook()
   end
 end
 
+-- C functions run without hook calls, so the ones whose cost grows with their input or output
+-- are charged by size: one instruction per 16 bytes scanned or built. Without this a loop of a
+-- few instructions around string.rep or string.find on a large string could run for minutes on
+-- a budget meant for seconds.
+local function charge(bytes)
+  count = count + bytes // 16
+  if count > budget then kill("instructions") end
+end
+
 local function arm(co)
   debug_sethook(co, hook, "", 1000)
   return co
@@ -198,10 +207,12 @@ function json.array(t)
 end
 function json.encode(v)
   local _, text = call("json_encode", v)
+  charge(#text * 4)
   return text
 end
 function json.decode(s)
   if type(s) ~= "string" then raw_error("json.decode expects a string, got " .. type(s), 0) end
+  charge(#s * 4)
   local _, v = call("json_decode", s)
   return v
 end
@@ -382,6 +393,62 @@ local function copy(t)
 end
 
 string.dump = nil
+do
+  local s_rep, s_len, s_format = string.rep, string.len, string.format
+  local function len(v) return type(v) == "string" and s_len(v) or 0 end
+  function string.rep(str, n, sep)
+    if type(n) == "number" and n > 0 then
+      charge((len(str) + len(sep)) * (n < 2^40 and n or 2^40))
+    end
+    return s_rep(str, n, sep)
+  end
+  local function start(str, init)
+    init = math_type(init) == "integer" and init or 1
+    if init < 0 then init = len(str) + init + 1 end
+    return init < 1 and 1 or init
+  end
+  for _, name in ipairs{"gsub", "gmatch", "upper", "lower", "reverse"} do
+    local f = string[name]
+    string[name] = function(str, ...)
+      charge(len(str))
+      return f(str, ...)
+    end
+  end
+  local s_find, s_match, s_sub, s_byte = string.find, string.match, string.sub, string.byte
+  local function found(str, init, a, b, ...)
+    charge((b or len(str)) - start(str, init) + 1)
+    return a, b, ...
+  end
+  function string.find(str, pattern, init, plain)
+    return found(str, init, s_find(str, pattern, init, plain))
+  end
+  function string.match(str, pattern, init)
+    if type(pattern) ~= "string" or s_sub(pattern, 1, 1) ~= "^" then
+      charge(len(str) - start(str, init) + 1)
+    end
+    return s_match(str, pattern, init)
+  end
+  function string.sub(str, i, j)
+    local out = s_sub(str, i, j)
+    charge(len(out))
+    return out
+  end
+  function string.byte(str, i, j)
+    if type(i) == "number" and type(j) == "number" then charge(j - i + 1) end
+    return s_byte(str, i, j)
+  end
+  function string.format(fmt, ...)
+    local out = s_format(fmt, ...)
+    charge(s_len(out))
+    return out
+  end
+  local t_concat = table.concat
+  function table.concat(...)
+    local out = t_concat(...)
+    charge(s_len(out))
+    return out
+  end
+end
 string_mt.__metatable = false
 
 ENV._VERSION = _VERSION
@@ -441,9 +508,6 @@ function api.begin_section(prose)
   if dialect == "runvil" then ENV.messages = new_messages() end
 end
 
-function api.bind_alias(alias)
-  ENV[alias] = get_tool(alias)
-end
 
 local function outcome(rok, xok, res)
   if killed then return "limit", killed end
@@ -464,6 +528,10 @@ end
 function api.run(fn)
   local co = arm(co_create(function() return raw_xpcall(fn, handler) end))
   return outcome(co_resume(co))
+end
+
+function api.bind_alias(alias)
+  return api.run(function() ENV[alias] = get_tool(alias) end)
 end
 
 function api.killed() return killed end

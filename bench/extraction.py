@@ -16,7 +16,9 @@ pages report recall against the page's visible text, since they must come back w
 trafilatura pages, which carry snippets only, report the share of ``with`` snippets found and of
 ``without`` snippets absent.
 
-CPU is ``time.process_time`` per page. Peak memory is the growth of the process's peak RSS
+CPU is ``time.process_time`` per page, the fastest of ``--repeat`` runs, with the extractors
+interleaved page by page so that load from other work on the machine weighs on all alike. Peak
+memory is the growth of the process's peak RSS
 (VmHWM, reset through /proc/self/clear_refs) over the RSS before the page, taken in a separate
 pass so it does not disturb the timings. The 8 MiB check renders one synthetic page made of
 development pages' bodies.
@@ -246,22 +248,27 @@ def _reset_peak() -> bool:
     return True
 
 
-def run_extractor(name: str, extractor: Extractor, pages: list[Page], repeat: int) -> Result:
-    result = Result(name)
-    for page in pages:  # warm-up: imports, caches, lazy compiles
-        extractor(page.html, page.url)
-        break
+def run_extractors(
+    extractors: dict[str, Extractor], pages: list[Page], repeat: int
+) -> list[Result]:
+    """Time every extractor on every page, interleaved page by page, so a change in the
+    machine's load during the run weighs on all extractors alike. Each page counts its fastest
+    of ``repeat`` runs."""
+    results = {name: Result(name) for name in extractors}
+    for extractor in extractors.values():  # warm-up: imports, caches, lazy compiles
+        extractor(pages[0].html, pages[0].url)
     gc.collect()
     for page in pages:
-        best = float("inf")
-        output = ""
-        for _ in range(repeat):
-            started = time.process_time()
-            output = extractor(page.html, page.url)
-            best = min(best, time.process_time() - started)
-        result.outputs[page.id] = output
-        result.cpu[page.id] = best
-    return result
+        for name, extractor in extractors.items():
+            best = float("inf")
+            output = ""
+            for _ in range(repeat):
+                started = time.process_time()
+                output = extractor(page.html, page.url)
+                best = min(best, time.process_time() - started)
+            results[name].outputs[page.id] = output
+            results[name].cpu[page.id] = best
+    return list(results.values())
 
 
 def measure_memory(result: Result, extractor: Extractor, pages: list[Page]) -> None:
@@ -428,13 +435,11 @@ def main() -> int:
     args = parser.parse_args()
     pages = load_pages(args.data)
     print(f"{len(pages)} pages, {sum(p.size for p in pages) / 1e6:.1f} MB, from {args.data}")
-    results = []
-    for name in args.only.split(","):
-        extractor = EXTRACTORS[name]()
-        result = run_extractor(name, extractor, pages, args.repeat)
-        if not args.no_memory:
-            measure_memory(result, extractor, pages)
-        results.append(result)
+    extractors = {name: EXTRACTORS[name]() for name in args.only.split(",")}
+    results = run_extractors(extractors, pages, args.repeat)
+    if not args.no_memory:
+        for result in results:
+            measure_memory(result, extractors[result.name], pages)
     report(results, pages, args.worst)
     names = [r.name for r in results]
     if "runvil" in names and "trafilatura-txt" in names:

@@ -7,10 +7,10 @@ and ``str(err)`` is always that text, because messages are part of the contract.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class ToolErrorKind(str, Enum):
+class ToolErrorKind(StrEnum):
     """What kind of hard failure a tool call met (the value is the member's name)."""
 
     InvalidArguments = "InvalidArguments"
@@ -34,7 +34,7 @@ class ToolError(Exception):
         return f"ToolError({self.kind.value}, {self.message!r})"
 
 
-class RunErrorKind(str, Enum):
+class RunErrorKind(StrEnum):
     """Why a prompt run ended without a result (the value is the member's name)."""
 
     RequirementsUnmet = "RequirementsUnmet"

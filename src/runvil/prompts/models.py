@@ -102,7 +102,10 @@ def endpoint_from_spec(
     name, sep, model = spec.partition(":")
     if not sep or not name.strip() or not model.strip():
         raise ValueError(f"model {spec!r} must be written PROVIDER:MODEL, as openai:gpt-4o-mini")
-    provider = config.model_provider(name.strip())
+    try:
+        provider = config.model_provider(name.strip())
+    except Exception as err:  # runvil.config.ConfigError, or a caller's own lookup error
+        raise ValueError(str(err)) from None
     key = environ.get(provider.api_key_env) if provider.api_key_env else None
     if provider.api_key_env and not key:
         raise ValueError(

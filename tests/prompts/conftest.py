@@ -4,6 +4,7 @@ seeds' pages on a loopback TLS server, and scripted fake model servers."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,7 +86,7 @@ async def host(internet: FakeInternet, provider: Provider) -> AsyncIterator[Host
         await h.aclose()
 
 
-def site_app(big_json: bool = False) -> web.Application:
+def site_app(big_json: bool = False, release: asyncio.Event | None = None) -> web.Application:
     """The pages the seeds fetch from https://example.com."""
 
     async def page(body: str, content_type: str = "text/html") -> web.Response:
@@ -110,7 +111,9 @@ def site_app(big_json: bool = False) -> web.Application:
         return web.Response(status=404, text="not here")
 
     async def slow(request: web.Request) -> web.Response:
-        await asyncio.sleep(2.5)  # past the 1-second test timeout, short for teardown
+        # past the 1-second test timeout; released at teardown so cleanup does not wait
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for((release or asyncio.Event()).wait(), timeout=2.5)
         return web.Response(text="late")
 
     async def start(request: web.Request) -> web.Response:
@@ -132,8 +135,10 @@ def site_app(big_json: bool = False) -> web.Application:
 
 
 @pytest.fixture
-async def site(internet: FakeInternet) -> Served:
-    return await internet.serve(site_app())
+async def site(internet: FakeInternet) -> AsyncIterator[Served]:
+    release = asyncio.Event()
+    yield await internet.serve(site_app(release=release))
+    release.set()
 
 
 ModelFactory = Callable[[str, list[Turn]], Awaitable[FakeModel]]

@@ -225,8 +225,10 @@ async def test_unreachable_endpoint(http: aiohttp.ClientSession) -> None:
 
 
 async def test_a_silent_endpoint_times_out(http: aiohttp.ClientSession) -> None:
+    release = asyncio.Event()
+
     async def hang(request: web.Request) -> web.Response:
-        await asyncio.sleep(2)
+        await release.wait()
         return web.Response(text="{}")
 
     app = web.Application()
@@ -243,6 +245,7 @@ async def test_a_silent_endpoint_times_out(http: aiohttp.ClientSession) -> None:
         with pytest.raises(ModelFailure) as caught:
             await ChatClient(endpoint, http, role="writer").complete(RECORDS[1:2], [])
     finally:
+        release.set()
         await runner.cleanup()
     assert caught.value.message == (
         f"model writer: http://127.0.0.1:{port}/v1/chat/completions did not answer within 0.2 "

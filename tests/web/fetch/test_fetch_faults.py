@@ -12,7 +12,7 @@ import time
 import pytest
 
 from runvil import ToolError, ToolErrorKind
-from runvil.web import FetchPolicy, Network, WebFetch
+from runvil.web import DnsError, FetchPolicy, Network, WebFetch
 from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import QUICK, FetchFactory, RawSiteFactory, expect_page, head
 
@@ -263,3 +263,16 @@ async def test_many_concurrent_faults_leave_nothing_open(
     ]
     assert results[4:20] == results[:4] * 4
     assert results[20] == "dns resolution failed for nowhere.example"
+
+
+def test_one_tool_serves_successive_event_loops() -> None:
+    # The CLI runs each command in its own asyncio.run; a tool built once must work in each.
+    async def no_dns(host: str) -> list[str]:
+        raise DnsError(host)
+
+    fetch = WebFetch(network=Network(resolve=no_dns))
+    for _ in range(2):
+        assert asyncio.run(fetch.call({"url": "https://example.com/"})) == (
+            "dns resolution failed for example.com"
+        )
+    asyncio.run(fetch.aclose())

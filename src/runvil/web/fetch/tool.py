@@ -117,12 +117,15 @@ class WebFetch:
 
     def _ensure_session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
-        if self._session is None or self._session.closed or self._loop is not loop:
-            # A session belongs to the loop it was made in; one left behind by a finished loop
-            # cannot be closed from this one, and its sockets died with that loop.
-            self._session = open_session(self.network, self.policy)
+        session = self._session
+        if session is None or session.closed or self._loop is not loop:
+            if session is not None and not session.closed:
+                # A session belongs to the loop it was made in, and one left behind by another
+                # loop cannot be closed from this one: let it go without a close that would fail.
+                session.detach()
+            session = self._session = open_session(self.network, self.policy)
             self._loop = loop
-        return self._session
+        return session
 
 
 def render_page(page: Page, request: FetchRequest) -> str:

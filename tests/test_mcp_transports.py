@@ -175,3 +175,44 @@ async def test_stdio_flags_reach_the_host(env: dict[str, str]) -> None:
         True, "web_fetch: the user refused this call; do not retry it",
     )
     assert listed == []
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_cancelled_call_closes_the_upstream_connection(
+    internet: FakeInternet, tmp_path: Path, mode: str
+) -> None:
+    started, ended = asyncio.Event(), asyncio.Event()
+
+    async def slow(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/plain"})
+        await response.prepare(request)
+        started.set()
+        try:
+            for _ in range(300):  # 30 s unless the fetch goes away
+                await asyncio.sleep(0.1)
+                if request.transport is None or request.transport.is_closing():
+                    break
+                await response.write(b".")
+        finally:
+            ended.set()
+        return response
+
+    app = web.Application()
+    app.router.add_get("/slow", slow)
+    await internet.serve(app)
+    await serve_gateway(internet)
+    # The fetch's own deadline (20 s) is far beyond the 10 s this test waits for the close.
+    seam = write_seam(internet, tmp_path, {"timeout": 20.0, "connect_timeout": 1.0})
+    proc, url = await start_mcp_http(child_env(seam, tmp_path))
+    try:
+        async with Client(url, mode=mode, cache=None) as client:  # type: ignore[arg-type]
+            call = asyncio.ensure_future(
+                client.call_tool("web_fetch", {"url": "https://example.com/slow"})
+            )
+            await asyncio.wait_for(started.wait(), 30)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            await asyncio.wait_for(ended.wait(), 10)
+    finally:
+        await stop(proc)

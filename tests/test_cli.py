@@ -334,3 +334,16 @@ async def test_mcp_http_port_in_use_is_a_clear_error(env: dict[str, str]) -> Non
         assert await run_cli("mcp", "--http", f"127.0.0.1:{port}", env=env) == (
             2, "", f"runvil: cannot listen on 127.0.0.1:{port}: Address already in use\n",
         )
+
+
+async def test_a_reader_that_went_away_is_not_an_error(env: dict[str, str]) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # like `runvil fetch URL | head -0`
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "runvil", "fetch", "https://example.com/hello.txt",
+        stdin=asyncio.subprocess.DEVNULL, stdout=write_end, stderr=asyncio.subprocess.PIPE,
+        env=env, cwd=str(REPO),
+    )
+    os.close(write_end)
+    _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert (proc.returncode, err) == (0, b"")

@@ -201,14 +201,21 @@ def _write(text: str, *, err: bool = False) -> None:
     """``text`` and a newline, as UTF-8 bytes, unaltered. (``click.echo`` would strip escape
     sequences when the stream is not a terminal, and piped output must be the exact text.)"""
     stream = sys.stderr if err else sys.stdout
-    stream.flush()
-    buffer = getattr(stream, "buffer", None)
-    if buffer is None:  # a replaced stream without bytes underneath (e.g. a test capture)
-        stream.write(text + "\n")
-    else:
-        buffer.write((text + "\n").encode("utf-8", "surrogateescape"))
-        buffer.flush()
-    stream.flush()
+    try:
+        stream.flush()
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None:  # a replaced stream without bytes underneath (e.g. a test capture)
+            stream.write(text + "\n")
+        else:
+            buffer.write((text + "\n").encode("utf-8", "surrogateescape"))
+            buffer.flush()
+        stream.flush()
+    except BrokenPipeError:
+        # The reader went away (`runvil fetch URL | head -1`): nothing more can be said there,
+        # and Python must not complain about it again while flushing at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
 
 
 def _error(message: str) -> None:

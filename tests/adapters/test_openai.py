@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import openai
+import pytest
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from runvil.adapters.openai import OpenAITools
@@ -103,3 +104,18 @@ async def test_dispatch_reads_sdk_objects_and_dicts_and_bad_json(host: Host) -> 
     assert response_item["type"] == "function_call_output"
     assert response_item["call_id"] == "fc1"
     assert unwrap(response_item["output"]) == hello_text()
+
+
+async def test_a_run_passed_in_is_left_open_and_tools_are_chosen_in_order(host: Host) -> None:
+    async with host.run() as run:
+        async with OpenAITools(run, tools=["web/search", "web/fetch"]) as web:
+            names = [t["function"]["name"] for t in web.specs()]
+        assert names == ["web_search", "web_fetch"]
+        assert run.closed is False
+        assert web.run is run
+    async with OpenAITools(host) as owned:
+        pass
+    assert owned.run.closed is True
+    with pytest.raises(LookupError) as info:
+        OpenAITools(host, tools=["web/crawl"])
+    assert str(info.value) == "unknown tool web/crawl"

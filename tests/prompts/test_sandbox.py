@@ -567,3 +567,12 @@ def test_seed_pattern_cuts_the_fetch_body() -> None:
     return data.key
     """
     assert run(code) == "value"
+
+
+def test_finalizers_are_refused_because_hooks_do_not_run_inside_them() -> None:
+    code = "setmetatable({}, {__gc = function() while true do end end})"
+    assert fails(code) == (
+        RunErrorKind.Lua,
+        "t.md:3: setmetatable: __gc metamethods are not available in prompts",
+    )
+    assert run("return getmetatable(setmetatable({}, {__index = {a = 1}})).__index.a") == "1"

@@ -458,6 +458,15 @@ for _, name in ipairs{"assert", "error", "ipairs", "next", "pairs", "rawequal", 
   ENV[name] = _G[name]
 end
 ENV.pcall, ENV.xpcall, ENV.print = s_pcall, s_xpcall, s_print
+-- Finalizers run with debug hooks switched off (lgc.c, GCTM), so a __gc metamethod would escape
+-- the instruction budget, and one that never returns would freeze the process when the state is
+-- closed. Prompts get setmetatable without __gc.
+ENV.setmetatable = function(t, mt)
+  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+    raw_error("setmetatable: __gc metamethods are not available in prompts", 2)
+  end
+  return setmetatable(t, mt)
+end
 ENV.string, ENV.table, ENV.math, ENV.utf8 = copy(string), copy(table), copy(math), copy(utf8)
 ENV.coroutine = s_coroutine
 ENV.os = {time = os.time, clock = os.clock, date = os.date, difftime = os.difftime}

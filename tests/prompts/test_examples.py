@@ -458,3 +458,28 @@ async def test_promptforge_loop_advertises_aliases(
     assert json.loads(
         model.requests[1]["messages"][1]["tool_calls"][0]["function"]["arguments"]
     ) == {"url": "https://example.com/"}
+
+
+async def test_fetch_field_on_a_soft_failure_raises_the_seed_decode_error(
+    host: Host, internet: FakeInternet
+) -> None:
+    async def missing(request: web.Request) -> web.Response:
+        return web.Response(status=404, text="gone")
+
+    app = web.Application()
+    app.router.add_get("/data.json", missing)
+    await internet.serve(app)
+    err = await run_error("fetch-field", host)
+    assert (err.kind, str(err)) == (RunErrorKind.Lua, "json.decode expects a string, got nil")
+
+
+async def test_decoded_strings_are_the_envelopes_escaped_copy(
+    host: Host, internet: FakeInternet
+) -> None:
+    async def data(request: web.Request) -> web.Response:
+        return web.Response(text='{"key":"<b>hi</b>"}', content_type="application/json")
+
+    app = web.Application()
+    app.router.add_get("/data.json", data)
+    await internet.serve(app)
+    assert await run("fetch-field", host) == "&lt;b>hi&lt;/b>"

@@ -289,12 +289,14 @@ def _openai_reply(data: Any) -> Reply:
     if not isinstance(content, str):
         raise ValueError("message content is not text")
     calls = []
-    for call in message.get("tool_calls") or []:
+    for index, call in enumerate(message.get("tool_calls") or []):
         function = call["function"]
         arguments = function.get("arguments")
         if not isinstance(arguments, str):
             arguments = json.dumps(arguments if arguments is not None else {})
-        calls.append(ToolCall(id=str(call["id"]), name=str(function["name"]), arguments=arguments))
+        # some compatible servers leave the id out; the conversation still needs one per call
+        call_id = str(call.get("id") or f"call_{index}")
+        calls.append(ToolCall(id=call_id, name=str(function["name"]), arguments=arguments))
     return Reply(content=content, tool_calls=tuple(calls))
 
 

@@ -435,3 +435,68 @@ async def test_a_body_read_until_close_is_whole(fetch: WebFetch, raw_site: RawSi
     assert await fetch.call({"url": "https://example.com/"}) == expect_page(
         "https://example.com/", "all of it"
     )
+
+
+# --- what is judged before the body, and what only after it ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "content_type", "expected"),
+    [
+        (
+            "200 OK",
+            "Content-Type: application/pdf",
+            "content type application/pdf from https://example.com/r cannot be returned as "
+            "text; try an HTML version of the page or a different URL",
+        ),
+        (
+            "200 OK",
+            "X-No-Type: 1",
+            "response from https://example.com/r declared no content type; refusing to guess "
+            "its format; try a different URL",
+        ),
+        (
+            "404 Not Found",
+            "Content-Type: text/html",
+            "https://example.com/r answered HTTP 404; try a different URL",
+        ),
+    ],
+)
+async def test_a_refused_head_costs_no_body_download(
+    make_fetch: FetchFactory,
+    raw_site: RawSiteFactory,
+    status: str,
+    content_type: str,
+    expected: str,
+) -> None:
+    async def head_only(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(head(status, content_type, length=1_000_000))
+        await writer.drain()
+        await asyncio.sleep(30)  # the body never comes: waiting for it would hit the deadline
+
+    await raw_site(head_only)
+    assert await make_fetch(QUICK).call({"url": "https://example.com/r"}) == expected
+
+
+async def test_the_charset_is_judged_only_after_the_download(
+    make_fetch: FetchFactory, raw_site: RawSiteFactory
+) -> None:
+    await raw_site(sending(b"<p>" * 1000, "text/html; charset=not-a-charset"))
+    fetch = make_fetch(FetchPolicy(max_bytes=1000))
+    # Over the cap: the size refusal wins, because the charset is never reached.
+    assert await fetch.call({"url": "https://example.com/"}) == size_cap(
+        "https://example.com/", 1000
+    )
+
+
+async def test_an_unknown_charset_body_that_breaks_off_is_unreadable(
+    fetch: WebFetch, raw_site: RawSiteFactory
+) -> None:
+    async def half(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(head("200 OK", "Content-Type: text/plain; charset=bogus", length=100))
+        writer.write(b"x" * 10)
+        await writer.drain()
+        writer.transport.abort()
+
+    await raw_site(half)
+    assert await fetch.call({"url": "https://example.com/"}) == unreadable("https://example.com/")

@@ -178,6 +178,7 @@ async def main_async(calls: int, clients: int, repeat: int) -> bool:
             proc, url = await start_mcp(seam, Path(tmp))
             rounds = [await load(url, proc.pid, calls, clients) for _ in range(repeat)]
             report_load = rounds[-1]
+            report_load["server_rss_idle_mb"] = rounds[0]["server_rss_before_mb"]
             report_load["server_rss_after_each_round_mb"] = [
                 r["server_rss_after_mb"] for r in rounds
             ]

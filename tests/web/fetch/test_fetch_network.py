@@ -290,6 +290,18 @@ async def test_host_header_keeps_a_non_default_port(fetch: WebFetch, site: SiteF
     assert served.headers[0]["Host"] == "example.com:80"
 
 
+async def test_a_trailing_dot_host_is_sent_as_written(
+    fetch: WebFetch, site: SiteFactory, internet: FakeInternet
+) -> None:
+    served = await site({"/": hello}, hosts=("example.com.",))
+    assert await fetch.call({"url": "https://EXAMPLE.com./?q"}) == expect_page(
+        "https://example.com./?q", "hello"
+    )
+    assert served.headers[0]["Host"] == "example.com."
+    assert served.request_lines == ["GET /?q"]
+    assert internet.lookups == ["example.com."]
+
+
 # --- the last-line guards -------------------------------------------------------------------
 
 

@@ -113,10 +113,13 @@ async def exchange(
     """
     try:
         url = _request_url(target)
+        # aiohttp derives Host from the URL, and that is the WHATWG host except for a trailing
+        # dot (which yarl drops): pass it only then, since per-request headers cost a merge.
+        headers = None
+        if url.host_port_subcomponent != target.host_header:
+            headers = {"Host": target.host_header}
         with permitted(permit):
-            response = await session.get(
-                url, allow_redirects=False, headers={"Host": target.host_header}
-            )
+            response = await session.get(url, allow_redirects=False, headers=headers)
     except aiohttp.ServerTimeoutError:
         raise failures.timed_out(target.display) from None
     except (aiohttp.ClientError, OSError, DialRefused, ValueError):

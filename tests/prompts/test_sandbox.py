@@ -576,3 +576,14 @@ def test_finalizers_are_refused_because_hooks_do_not_run_inside_them() -> None:
         "t.md:3: setmetatable: __gc metamethods are not available in prompts",
     )
     assert run("return getmetatable(setmetatable({}, {__index = {a = 1}})).__index.a") == "1"
+
+
+def test_deeply_nested_json_is_refused_cleanly() -> None:
+    assert fails("return json.decode(string.rep('[', 1e5) .. string.rep(']', 1e5))") == (
+        RunErrorKind.Lua,
+        "json.decode: JSON nested deeper than 64 levels",
+    )
+    assert fails("return json.decode(string.rep('[', 100) .. string.rep(']', 100))") == (
+        RunErrorKind.Lua,
+        "json.decode: JSON nested deeper than 64 levels",
+    )

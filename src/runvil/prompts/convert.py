@@ -110,7 +110,7 @@ class LuaValues:
     def encode(self, value: Any) -> str:
         """``json.encode``: compact JSON with sorted keys, non-ASCII kept as is."""
         data = self.to_python(value)
-        return json.dumps(
+        return json.dumps(  # depth is bounded by to_python, so dumps cannot recurse too deep
             data, ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(",", ":")
         )
 
@@ -120,6 +120,8 @@ class LuaValues:
             data = json.loads(text, parse_int=_parse_int, parse_constant=_no_constant)
         except ValueError as err:
             raise ConversionError(_json_problem(err)) from None
+        except RecursionError:
+            raise ConversionError(f"JSON nested deeper than {MAX_DEPTH} levels") from None
         return self.to_lua(data)
 
 

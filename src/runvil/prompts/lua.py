@@ -30,6 +30,7 @@ from runvil.errors import RunError, RunErrorKind
 from runvil.prompts.convert import ConversionError, LuaValues
 from runvil.prompts.document import Section
 from runvil.prompts.limits import Limits
+from runvil.prompts.patterns import MATCHER
 from runvil.prompts.prelude import PRELUDE
 
 __all__ = [
@@ -144,7 +145,7 @@ class LuaSandbox:
         )
         try:
             self._api = self._rt.execute(
-                PRELUDE, self._dispatch, self._check, dialect, limits.instructions
+                PRELUDE, self._dispatch, self._check, dialect, limits.instructions, MATCHER
             )
         except lua54.LuaMemoryError:
             raise RunError(RunErrorKind.Limit, limit_text("memory", limits)) from None
@@ -169,6 +170,7 @@ class LuaSandbox:
 
     def bind_alias(self, alias: str) -> None:
         """Make the promptforge alias a global holding its Tool object."""
+
         def go() -> tuple[str, Any]:
             kind, value = self._api.bind_alias(alias)
             return str(kind), value

@@ -20,7 +20,7 @@ Why each piece is shaped the way it is (see ``research/lua-mcp.md``):
 from __future__ import annotations
 
 PRELUDE = r"""
-local py_call, py_check, dialect, budget = ...
+local py_call, py_check, dialect, budget, matcher_source = ...
 
 -- captured before the dangerous globals are removed -------------------------------------------
 local debug_sethook, debug_getmetatable = debug.sethook, debug.getmetatable
@@ -407,26 +407,68 @@ do
     if init < 0 then init = len(str) + init + 1 end
     return init < 1 and 1 or init
   end
-  for _, name in ipairs{"gsub", "gmatch", "upper", "lower", "reverse"} do
+  for _, name in ipairs{"upper", "lower", "reverse"} do
     local f = string[name]
     string[name] = function(str, ...)
       charge(len(str))
       return f(str, ...)
     end
   end
+  -- Matches whose worst case is large run in the Lua port of the matcher, where the hook and
+  -- the deadline reach every step (see runvil/prompts/patterns.py); the rest run in C.
+  local M = raw_load(matcher_source, "=[patterns]", "t")()
   local s_find, s_match, s_sub, s_byte = string.find, string.match, string.sub, string.byte
+  local s_gmatch, s_gsub, s_tostring, s_tonumber = string.gmatch, string.gsub, tostring, tonumber
+  local tointeger = math.tointeger
+  local PATTERN_STEPS = 4000000
+  local function text(v)
+    if type(v) == "number" then return s_tostring(v) end
+    return v
+  end
+  local function integer(v, name, position)
+    if v == nil then return 1 end
+    local i = tointeger(v)
+    if i == nil and type(v) == "string" then i = tointeger(s_tonumber(v)) end
+    if i == nil then
+      raw_error("bad argument #" .. position .. " to '" .. name .. "' (number expected)", 0)
+    end
+    return i
+  end
+  local function costly(str, pattern)
+    return type(str) == "string" and type(pattern) == "string"
+      and M.costly(str, pattern, PATTERN_STEPS)
+  end
   local function found(str, init, a, b, ...)
     charge((b or len(str)) - start(str, init) + 1)
     return a, b, ...
   end
   function string.find(str, pattern, init, plain)
+    local s, p = text(str), text(pattern)
+    if not plain and costly(s, p) then return M.find(s, p, integer(init, "find", 3)) end
     return found(str, init, s_find(str, pattern, init, plain))
   end
   function string.match(str, pattern, init)
+    local s, p = text(str), text(pattern)
+    if costly(s, p) then return M.match(s, p, integer(init, "match", 3)) end
     if type(pattern) ~= "string" or s_sub(pattern, 1, 1) ~= "^" then
       charge(len(str) - start(str, init) + 1)
     end
     return s_match(str, pattern, init)
+  end
+  function string.gmatch(str, pattern, init)
+    local s, p = text(str), text(pattern)
+    if costly(s, p) then return M.gmatch(s, p, integer(init, "gmatch", 3)) end
+    charge(len(str))
+    return s_gmatch(str, pattern, init)
+  end
+  function string.gsub(str, pattern, repl, n)
+    local s, p, tr = text(str), text(pattern), type(repl)
+    if costly(s, p) and (tr == "string" or tr == "number" or tr == "table" or tr == "function") then
+      if n ~= nil then n = integer(n, "gsub", 4) end
+      return M.gsub(s, p, repl, n)
+    end
+    charge(len(str))
+    return s_gsub(str, pattern, repl, n)
   end
   function string.sub(str, i, j)
     local out = s_sub(str, i, j)

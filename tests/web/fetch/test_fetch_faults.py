@@ -125,8 +125,11 @@ async def test_cancelling_the_call_closes_the_connection_at_once(
     server = await raw_site(until_hangup)
     before = asyncio.all_tasks()
     call = asyncio.ensure_future(fetch.call({"url": "https://example.com/"}))
-    while not server.requests:
+    for _ in range(1000):  # at most 5 s for the request to arrive
+        if server.requests:
+            break
         await asyncio.sleep(0.005)
+    assert server.requests
     cancelled_at = time.monotonic()
     call.cancel()
     with pytest.raises(asyncio.CancelledError):

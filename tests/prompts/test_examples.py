@@ -483,3 +483,54 @@ async def test_decoded_strings_are_the_envelopes_escaped_copy(
     app.router.add_get("/data.json", data)
     await internet.serve(app)
     assert await run("fetch-field", host) == "&lt;b>hi&lt;/b>"
+
+
+EXERCISED = {
+    "fetch-page",
+    "fetch-page-list-uses",
+    "fetch-undeclared",
+    "pf-fetch-page",
+    "fetch-page-max-chars",
+    "pf-fetch-max-chars",
+    "fetch-page-raw",
+    "pf-fetch-raw",
+    "fetch-data",
+    "pf-fetch-data",
+    "fetch-field",
+    "fetch-page-max-chars-over",
+    "fetch-short",
+    "fetch-short-over-cap",
+    "fetch-short-slow",
+    "fetch-path",
+    "fetch-path-http",
+    "fetch-path-port",
+    "fetch-path-ip-literal",
+    "fetch-missing-userinfo",
+    "pf-fetch-userinfo-uncaught",
+    "fetch-page-internal",
+    "fetch-page-redirect-refused",
+    "fetch-missing",
+    "fetch-page-catch",
+    "pf-fetch-userinfo",
+    "fetch-page-tool-object",
+    "pf-page-tool",
+    "search-web",
+    "pf-search-once",
+    "search-web-options",
+    "pf-search-options",
+    "search-web-region",
+    "search-web-count-refused",
+    "search-web-decode",
+    "pf-search-unavailable",
+    "packs-offer-web",
+    "summarize-page",
+    "research",
+    "research-person",
+    "pf-page-summary",
+    "pf-research",
+}
+
+
+def test_every_example_file_is_run_by_these_tests() -> None:
+    on_disk = {path.stem for path in example("x").parent.glob("*.md")}
+    assert on_disk == EXERCISED

@@ -587,3 +587,23 @@ def test_deeply_nested_json_is_refused_cleanly() -> None:
         RunErrorKind.Lua,
         "json.decode: JSON nested deeper than 64 levels",
     )
+
+
+def test_yielding_from_the_section_itself_is_an_error() -> None:
+    assert fails("coroutine.yield(1); return 'after'") == (
+        RunErrorKind.Lua,
+        "attempt to yield from outside a coroutine",
+    )
+    assert fails("pcall(coroutine.yield); return 'after'") == (
+        RunErrorKind.Lua,
+        "attempt to yield from outside a coroutine",
+    )
+    code = "local co = coroutine.wrap(function(a) return coroutine.yield(a + 1) * 2 end)"
+    assert run(code + "; return co(1) .. ' ' .. co(5)") == "2 10"
+
+
+def test_xpcall_needs_a_handler() -> None:
+    assert fails("xpcall(print)") == (
+        RunErrorKind.Lua,
+        "t.md:3: bad argument #2 to 'xpcall' (function expected, got nil)",
+    )

@@ -92,6 +92,9 @@ local function s_pcall(f, ...)
 end
 
 local function s_xpcall(f, handler, ...)
+  if type(handler) ~= "function" then
+    raw_error("bad argument #2 to 'xpcall' (function expected, got " .. type(handler) .. ")", 2)
+  end
   local function guarded(e)
     if killed or rawequal(e, KILL) then return KILL end
     return handler(e)
@@ -578,7 +581,11 @@ end
 
 function api.run(fn)
   local co = arm(co_create(function() return raw_xpcall(fn, handler) end))
-  return outcome(co_resume(co))
+  local rok, xok, res = co_resume(co)
+  if not killed and co_status(co) == "suspended" then
+    return "Lua", "attempt to yield from outside a coroutine"
+  end
+  return outcome(rok, xok, res)
 end
 
 function api.bind_alias(alias)

@@ -351,3 +351,26 @@ async def test_instruction_limit_ends_the_run(host: Host) -> None:
         RunErrorKind.Limit,
         "the run exceeded its instruction limit (100000 Lua instructions)",
     )
+
+
+async def test_a_search_failure_inside_the_loop_reaches_the_model_enveloped(
+    host: Host, provider: Provider, fake_model: ModelFactory
+) -> None:
+    from tests.prompts.conftest import transport_error
+
+    provider.error = transport_error()
+    model = await fake_model(
+        "anthropic",
+        [
+            calls(("web_search", {"query": "rust"})),
+            lambda body: text(last_tool_results(body, "anthropic")[0]),
+        ],
+    )
+    prompt = runvil_prompt(
+        ("A", "q", "tools.offer('web/search'); messages:user(prose); return models.loop()"),
+        models=ROLE,
+    )
+    result = await go(prompt, host, models={"researcher": endpoint(model)})
+    assert result == envelope("web_search: request failed", NONCE)
+    tool_result = model.requests[1]["messages"][-1]["content"][0]
+    assert tool_result["is_error"] is True

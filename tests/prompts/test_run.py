@@ -4,6 +4,7 @@ wall-time limit, cancellation, and the dialect-specific tool scope."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from typing import Any
 
@@ -374,3 +375,20 @@ async def test_a_search_failure_inside_the_loop_reaches_the_model_enveloped(
     assert result == envelope("web_search: request failed", NONCE)
     tool_result = model.requests[1]["messages"][-1]["content"][0]
     assert tool_result["is_error"] is True
+
+
+@pytest.mark.parametrize("code", ["return 'ok'", "error('x')", "while true do end"])
+async def test_the_lua_state_is_freed_when_the_run_ends(code: str, host: Host) -> None:
+    import gc
+
+    def live() -> int:
+        return sum(1 for o in gc.get_objects() if type(o).__name__ == "LuaRuntime")
+
+    gc.disable()
+    try:
+        before = live()
+        with contextlib.suppress(RunError):
+            await go(runvil_prompt(("A", "", code)), host, limits=Limits(instructions=100_000))
+        assert live() == before
+    finally:
+        gc.enable()

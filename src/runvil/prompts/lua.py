@@ -151,6 +151,13 @@ class LuaSandbox:
             raise RunError(RunErrorKind.Limit, limit_text("memory", limits)) from None
         self.values = LuaValues(self._rt, self._api.classify, self._api.mark_array, self._api.null)
 
+    def close(self) -> None:
+        """Close the Lua state now. The runtime and this object's callbacks form a reference
+        cycle, so without this the state would be freed whenever, and on whichever thread, the
+        garbage collector next runs."""
+        for name in ("values", "_api", "_rt"):
+            self.__dict__.pop(name, None)
+
     # -- what the run does -----------------------------------------------------------------------
 
     def compile(self, section: Section) -> Any:

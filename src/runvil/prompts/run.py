@@ -178,10 +178,25 @@ class _Session:
     # -- the worker thread -------------------------------------------------------------------
 
     def work(self) -> str:
-        prompt = self._prompt
         sandbox = LuaSandbox(
-            self, dialect=prompt.dialect, limits=self._limits, source=prompt.source
+            self, dialect=self._prompt.dialect, limits=self._limits, source=self._prompt.source
         )
+        # The Lua state is freed here, on this thread, and not whenever (and wherever, often on
+        # the event loop) the garbage collector reaches the runtime's reference cycle: close()
+        # breaks the cycle, and a failure is re-raised as a fresh copy, so no traceback keeps a
+        # frame holding Lua objects alive.
+        try:
+            return self._walk(sandbox)
+        except RunError as err:
+            failure: BaseException = RunError(err.kind, err.text)
+        except Killed as err:
+            failure = Killed(err.reason)
+        finally:
+            sandbox.close()
+        raise failure
+
+    def _walk(self, sandbox: LuaSandbox) -> str:
+        prompt = self._prompt
         chunks = [sandbox.compile(section) for section in prompt.sections]
         for alias in self._aliases:
             sandbox.bind_alias(alias)

@@ -392,3 +392,21 @@ async def test_the_lua_state_is_freed_when_the_run_ends(code: str, host: Host) -
         assert live() == before
     finally:
         gc.enable()
+
+
+async def test_wall_time_stops_loops_of_costly_instructions(host: Host) -> None:
+    # comparing and concatenating long strings are single VM instructions that cost milliseconds
+    code = (
+        "local a, b = string.rep('x', 4e6), string.rep('x', 4e6)\n"
+        "while true do local same = a == b; local c = a .. 'y' end"
+    )
+    limits = Limits(wall_time=0.5, instructions=10**12, memory=256 * 1024 * 1024)
+    before = {t.ident for t in threading.enumerate()}
+    err = await go_error(runvil_prompt(("A", "", code)), host, limits=limits)
+    assert (err.kind, str(err)) == (
+        RunErrorKind.Limit,
+        "the run exceeded its wall-time limit (0.5 seconds)",
+    )
+    # the thread noticed the deadline itself: none is left behind
+    left = [t for t in threading.enumerate() if t.name == "runvil-lua" and t.ident not in before]
+    assert left == []

@@ -51,13 +51,20 @@ local function kill(reason)
   raw_error(KILL, 0)
 end
 
+-- The deadline is polled every 10 hook calls, or sooner when the CPU clock says time went by:
+-- one instruction can cost a lot (comparing or concatenating long strings), so a count alone
+-- could leave seconds between polls.
+local os_clock = os.clock
+local last_poll = os_clock()
 local function hook()
   if killed then kill(killed) end
   count = count + 1000
   if count > budget then kill("instructions") end
   ticks = ticks + 1
-  if ticks >= 10 then
+  local now = os_clock()
+  if ticks >= 10 or now - last_poll >= 0.02 then
     ticks = 0
+    last_poll = now
     local reason = py_check()
     if reason then kill(reason) end
   end

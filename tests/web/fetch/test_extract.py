@@ -288,6 +288,12 @@ def test_ten_thousand_deep_block_nesting_renders(opening: str) -> None:
     assert text.endswith("deep")
 
 
+@pytest.mark.parametrize("unit", ["<div>", "<div></b>", "<x-a></x-b>", "<span><i>"])
+def test_hundreds_of_thousands_deep_nesting_is_flattened_not_quadratic(unit: str) -> None:
+    # Parsing is quadratic in depth; start tags past the depth limit are dropped, text stays.
+    assert render_html(unit * 200_000 + "deep", BASE, False) == ("deep", "raw-html")
+
+
 def test_ten_thousand_deep_pre_is_one_code_block() -> None:
     assert render_html("<pre>" * 10_000 + "deep", BASE, False) == ("```\ndeep\n```", "raw-html")
 

@@ -102,6 +102,23 @@ class _Frame:
         return _SPACES.sub(" ", " ".join(self.blocks)).strip()
 
 
+def _only_text(element: Element) -> str | None:
+    """The whitespace-collapsed text of an element that holds nothing but text, else ``None``.
+
+    Most links, table cells and headings are plain text; rendering them without a frame is
+    what keeps a page of 100,000 table rows or links fast."""
+    children = element.children
+    if len(children) == 1:
+        child = children[0]
+        if type(child) is str:
+            return _SPACES.sub(" ", child).strip()
+        return None
+    for child in children:
+        if type(child) is not str:
+            return None
+    return _SPACES.sub(" ", "".join(children)).strip()  # type: ignore[arg-type]
+
+
 def _escape_line_start(line: str) -> str:
     """Keep a paragraph line that starts like markdown syntax from being read as syntax."""
     first = line[0]
@@ -309,7 +326,15 @@ class Renderer:
             return True
         if tag in INLINE:
             if tag == "a":
-                self._push(_LINK, element)
+                text = _only_text(element)
+                if text is None:
+                    self._push(_LINK, element)
+                else:  # the common case, a link around plain text: no frame needed
+                    if text:
+                        href = element.attrs.get("href")
+                        url = self._resolve(href) if href else None
+                        frame.inline.append(text if url is None else f"[{text}]({url})")
+                    return False
             elif tag == "br":
                 frame.inline.append(_BREAK)
                 return False
@@ -321,7 +346,16 @@ class Renderer:
                 self._pre_depth += 1
             return True
         if tag in _HEADINGS:
-            self._push(_HEADING, element)
+            text = _only_text(element)
+            if text is None:
+                self._push(_HEADING, element)
+            else:
+                if text:
+                    if frame.kind in _LINE_KINDS:
+                        frame.inline.append(" " + text + " ")
+                    else:
+                        frame.add_block("#" * _HEADINGS[tag] + " " + text)
+                return False
         elif tag in _LIST_TAGS:
             frame.flush()
             self._push(_LIST, element)
@@ -341,7 +375,12 @@ class Renderer:
         elif tag == "tr" and frame.kind == _TABLE:
             self._push(_ROW, element)
         elif tag in _CELL_TAGS and frame.kind == _ROW:
-            self._push(_CELL, element)
+            text = _only_text(element)
+            if text is None:
+                self._push(_CELL, element)
+            else:
+                frame.data.append(_cell_text(text))
+                return False
         elif tag == "hr":
             frame.add_block("---")
             return False

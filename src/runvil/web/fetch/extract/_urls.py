@@ -10,7 +10,7 @@ cannot end a markdown link early.
 from __future__ import annotations
 
 from collections.abc import Callable
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 _UNFOLLOWABLE = ("javascript:", "vbscript:", "data:")
 _CONTROL = "".join(chr(code) for code in range(0x21)) + "\x7f"
@@ -25,6 +25,7 @@ def make_resolver(base_url: str, base_href: str | None) -> Callable[[str], str |
         if joined is not None and joined.startswith(("http://", "https://")):
             base = joined
     cache: dict[str, str | None] = {}
+    origin = _origin(base)
 
     def resolve(href: str) -> str | None:
         found = cache.get(href, "")
@@ -35,8 +36,11 @@ def make_resolver(base_url: str, base_href: str | None) -> Callable[[str], str |
         if not cleaned or cleaned[:11].lower().replace(" ", "").startswith(_UNFOLLOWABLE):
             result = None
         else:
-            if cleaned.startswith(("https://", "http://")) and "/." not in cleaned:
+            plain = "/." not in cleaned and "\\" not in cleaned
+            if plain and cleaned.startswith(("https://", "http://")):
                 joined: str | None = cleaned  # already absolute: skip urljoin, the costly part
+            elif plain and origin and cleaned[0] == "/" and cleaned[1:2] != "/":
+                joined = origin + cleaned  # root-relative, the other common case
             else:
                 joined = _join(base, cleaned)
             result = joined.translate(_ESCAPES) if joined else None
@@ -44,6 +48,17 @@ def make_resolver(base_url: str, base_href: str | None) -> Callable[[str], str |
         return result
 
     return resolve
+
+
+def _origin(base: str) -> str:
+    """``scheme://host[:port]`` of an http(s) base, or ``""`` when the base is anything else."""
+    try:
+        parts = urlsplit(base)
+    except ValueError:
+        return ""
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return ""
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _join(base: str, href: str) -> str | None:

@@ -189,7 +189,11 @@ def _open_stack(names: list[str], cap: int) -> int:
 
 def limit_nesting(html: str, cap: int = MAX_DEPTH) -> str:
     """``html`` with every start tag that would open deeper than ``cap`` removed."""
-    if html.count("<") <= cap or _open_stack(_TAG_NAME.findall(html), cap) <= cap:
+    # Every open element needs a start tag, and a start tag is a "<" that does not begin "</":
+    # a page with few of them cannot nest deep, whatever its end tags do.
+    if html.count("<") - html.count("</") <= cap:
+        return html
+    if _open_stack(_TAG_NAME.findall(html), cap) <= cap:
         return html
     stack: list[str] = []
 

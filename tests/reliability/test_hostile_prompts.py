@@ -240,4 +240,5 @@ async def test_a_gc_metamethod_cannot_run_outside_the_limits(host: Host) -> None
     gc.collect()
     await asyncio.sleep(0)
     extra = time.monotonic() - started - baseline
-    assert extra < 0.5, f"a __gc finalizer ran on the event loop thread for {extra:.1f} s"
+    # The finalizer would spin for a full second; anything clearly under that is collection noise.
+    assert extra < 0.9, f"a __gc finalizer ran on the event loop thread for {extra:.1f} s"

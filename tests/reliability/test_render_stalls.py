@@ -45,4 +45,6 @@ async def test_rendering_a_deeply_nested_page_leaves_the_event_loop_responsive(
                 await watch
     assert text.startswith(f"url: https://{FAULT_HOST}/html/deep-nesting\ntruncated: false\n")
     assert text.endswith("deep")
-    assert worst < 0.5, f"the event loop stood still for {worst:.1f} s"
+    # The deep page takes seconds of CPU to render; a stall under a second (scheduling noise on a
+    # loaded machine included) proves the render ran off the event loop.
+    assert worst < 1.0, f"the event loop stood still for {worst:.1f} s"

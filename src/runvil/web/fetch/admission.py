@@ -139,8 +139,10 @@ def display_url(href: str) -> str:
 
 
 #: The record fields admission reads; asking ada-url for just these keeps the parse to one call.
-_FIELDS = ("href", "username", "password", "protocol", "port", "hostname", "host", "pathname",
-           "host_type")
+#: ``protocol`` and ``host`` are not asked for (each field costs a binding round trip): the
+#: WHATWG serialisation makes them exact functions of the others, see :func:`_scheme` and
+#: :func:`_host`.
+_FIELDS = ("href", "username", "password", "port", "hostname", "pathname", "host_type")
 
 _Record = dict[str, Any]
 
@@ -183,7 +185,7 @@ def _admit_parsed(url: _Record) -> TargetUrl:
     # serialised special URL the first "#" always starts the fragment (the parser percent-encodes
     # or ends every other component at it), so cutting there drops exactly the fragment.
     href: str = url["href"].partition("#")[0]
-    host_header: str = url["host"]
+    host_header = _host(url)
     origin = f"{scheme}://{host_header}"
     if not hostname or not href.startswith(origin):
         # Unreachable for special schemes (they always have a non-empty host, and userinfo was
@@ -201,15 +203,25 @@ def _admit_parsed(url: _Record) -> TargetUrl:
 
 
 def _scheme(url: _Record) -> str:
-    protocol: str = url["protocol"]
-    return protocol[:-1]
+    """The scheme without its colon. An href always starts with the scheme and ``:``, and a
+    scheme never contains ``:``, so this is exactly the record's ``protocol`` minus the colon."""
+    href: str = url["href"]
+    return href.partition(":")[0]
+
+
+def _host(url: _Record) -> str:
+    """The record's ``host``: its hostname, then ``:port`` when the URL has a port (the WHATWG
+    host getter's definition; ada-url reports a null or default port as ``""``)."""
+    hostname: str = url["hostname"]
+    port: str = url["port"]
+    return f"{hostname}:{port}" if port else hostname
 
 
 def _display(url: _Record) -> str:
     scheme = _scheme(url)
     href: str = url["href"]
     if href.startswith(f"{scheme}://"):
-        return f"{scheme}://{url['host']}{url['pathname']}"
+        return f"{scheme}://{_host(url)}{url['pathname']}"
     return f"{scheme}:"
 
 

@@ -14,6 +14,7 @@ body is in memory, which is why the two are separate functions.
 from __future__ import annotations
 
 import codecs
+import functools
 import importlib
 from enum import Enum
 
@@ -120,7 +121,10 @@ def decode_body(body: bytes, charset: str | None) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=256)
 def _lookup(label: str) -> webencodings.Encoding:
+    """The WHATWG encoding a charset label names. Remembered per label (a pure function, and
+    every decoded body asks it); an unknown label raises, and a raise is never remembered."""
     if not label.isascii():
         raise UnknownCharset(label.lower())
     encoding = webencodings.lookup(label)

@@ -9,8 +9,7 @@ its exact ``web_fetch:`` message and kind InvalidArguments.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from runvil.errors import ToolError, ToolErrorKind
 
@@ -29,9 +28,10 @@ RAW_DESCRIPTION = (
 )
 
 
-@dataclass(frozen=True)
-class FetchRequest:
-    """A call's arguments after the checks: max_chars is already clamped to the ceiling."""
+class FetchRequest(NamedTuple):
+    """A call's arguments after the checks: max_chars is already clamped to the ceiling.
+
+    A named tuple: as immutable as a frozen dataclass and cheaper to build, once per call."""
 
     url: str
     max_chars: int

@@ -56,6 +56,9 @@ FURNITURE = 1
 ARIA_HIDDEN = 2
 _CONSENT = 4
 DETACHED = 8
+# A table somewhere below this element: a table holding another table is laid out, not data,
+# and the renderer asks that of every table without scanning its subtree.
+HOLDS_TABLE = 16
 
 
 class Element:
@@ -262,6 +265,8 @@ def parse(html: str) -> Document:
             if tag == "a":
                 element.link_chars = element.chars
             parent.children.append(element)
+            if tag == "table" or element.flags & HOLDS_TABLE:
+                parent.flags |= HOLDS_TABLE
             parent.chars += element.chars
             parent.link_chars += element.link_chars
             if tag in inline:
@@ -324,6 +329,8 @@ def parse(html: str) -> Document:
                 element.flags |= DETACHED
             else:
                 current.children.append(element)
+                if tag == "table":
+                    current.flags |= HOLDS_TABLE
             node = node.next
             continue
         pending.append(node)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ._dom import INLINE, Element, is_readable
+from ._dom import HOLDS_TABLE, INLINE, Element, is_readable
 
 _SPACES = re.compile(r"[ \t\n\r\f\v\u00a0\u2028\u2029]+")
 _BREAK = "\x00"  # a <br> inside a paragraph; the parser strips NUL from the page's text
@@ -31,7 +31,6 @@ _LIST_TAGS = frozenset({"ul", "ol", "menu"})
 _CELL_TAGS = frozenset({"td", "th"})
 # Inline elements that sites lay out as separate items (menus, flex rows) with no space between.
 _SEPARATED = frozenset({"a", "span", "button", "label", "time"})
-_MAX_TABLE_SCAN = 200_000
 
 # Frame kinds.
 _ROOT = 0
@@ -163,32 +162,26 @@ def _language(element: Element) -> str:
 
 
 def _is_data_table(table: Element) -> bool:
-    """A table of rows and columns (rendered as a pipe table), not one used for layout."""
-    if table.attrs.get("role") in ("presentation", "none"):
+    """A table of rows and columns (rendered as a pipe table), not one used for layout: no
+    table inside it, and a row of two or more cells."""
+    if table.flags & HOLDS_TABLE or table.attrs.get("role") in ("presentation", "none"):
         return False
+    # The first row of two cells decides, so a table of 250,000 rows costs one row's scan.
     stack: list[Element] = [table]
-    rows = 0
-    widest = 0
-    seen = 0
     while stack:
         element = stack.pop()
         for child in element.children:
             if type(child) is not Element:
                 continue
-            seen += 1
-            if seen > _MAX_TABLE_SCAN:
-                return False
-            tag = child.tag
-            if tag == "table":
-                return False
-            if tag == "tr":
-                rows += 1
-                cells = sum(
-                    1 for cell in child.children if type(cell) is Element and cell.tag in _CELL_TAGS
-                )
-                widest = max(widest, cells)
+            if child.tag == "tr":
+                cells = 0
+                for cell in child.children:
+                    if type(cell) is Element and cell.tag in _CELL_TAGS:
+                        cells += 1
+                        if cells == 2:
+                            return True
             stack.append(child)
-    return widest >= 2 and rows >= 1
+    return False
 
 
 def _cell_text(text: str) -> str:
@@ -265,7 +258,9 @@ class Renderer:
         count_readable = self._count_readable
         if count_readable and is_readable(root):
             self.readable_chars += root.own_chars
-        self._enter(root)
+        if not self._enter(root):  # a root of plain text is rendered whole by ``_enter``
+            self._leave(root)
+            return
         while elements:
             element = elements[-1]
             position = positions[-1]
@@ -360,6 +355,12 @@ class Renderer:
             frame.flush()
             self._push(_LIST, element)
         elif tag == "li":
+            if frame.kind == _LIST:
+                text = _only_text(element)
+                if text is not None:  # a plain-text item, the common case: no frame needed
+                    if text:
+                        frame.data.append(_escape_line_start(text))
+                    return False
             self._push(_ITEM, element)
         elif tag == "blockquote":
             self._push(_QUOTE, element)
@@ -386,12 +387,19 @@ class Renderer:
             return False
         else:
             frame.flush()
+            text = _only_text(element)
+            if text is not None:  # a plain-text paragraph or cell: one block, no walk
+                if text:
+                    frame.blocks.append(_escape_line_start(text))
+                    frame.tight.append(False)
+                return False
         return True
 
     def _leave(self, element: Element) -> None:
         frame = self._frames[-1]
         if frame.element is not element:
-            if element.tag not in INLINE and not self._pre_depth:
+            # A plain-text list item (no frame of its own) leaves the list's stray text alone.
+            if element.tag not in INLINE and not self._pre_depth and element.tag != "li":
                 frame.flush()
             return
         self._frames.pop()

@@ -58,6 +58,11 @@ def _article(document: Document, resolve: Resolver) -> str:
     selection = select(document)
     if not selection.roots:
         return ""
+    # Rendering can only shrink the article (skipped boilerplate), and a smaller article is
+    # never more of an article: a page that fails the decision with the whole selection counted
+    # fails it after rendering too, so a big table or listing is not rendered twice.
+    if not is_article(document, selection, selection.chars, selection.chars):
+        return ""
     renderer = Renderer(resolve, is_boilerplate)
     text = renderer.render(selection.roots)
     article_chars = selection.chars - renderer.skipped_chars

@@ -173,7 +173,16 @@ class Selection:
     """The chosen article: the subtrees to render (in document order), the best score, and the
     page's text measures the page-kind decision compares the article with."""
 
-    __slots__ = ("chars", "content_chars", "readable_chars", "roots", "score", "series", "top")
+    __slots__ = (
+        "chars",
+        "content_chars",
+        "readable_chars",
+        "repeated",
+        "roots",
+        "score",
+        "series",
+        "top",
+    )
 
     def __init__(self, roots: list[Element], top: Element | None, score: float) -> None:
         self.roots = roots
@@ -183,6 +192,7 @@ class Selection:
         self.content_chars = 0  # page text outside furniture and unlikely blocks
         self.readable_chars = 0  # of that, text in blocks that are not mostly links
         self.series = False  # the roots are look-alike siblings (posts, or cards)
+        self.repeated: tuple[float, int] | None = None  # repeated_items, once computed
 
 
 def select(document: Document) -> Selection:
@@ -450,6 +460,10 @@ def is_article(
     that text, and at least 70% of its readable text (blocks that are not mostly links). And a
     page whose look-alike items (cards, rows, tiles) hold over half its text is a listing unless
     the content is nearly all of it. Otherwise the page comes back whole (``raw-html``).
+
+    The verdict never turns from no to yes when ``article_chars`` or ``article_readable``
+    shrink, so ``render_html`` asks first with the selection's own size as both, before
+    rendering anything.
     """
     if not selection.content_chars or not selection.readable_chars:
         return False
@@ -460,7 +474,9 @@ def is_article(
         return False
     if article_readable / selection.readable_chars < _ARTICLE_MIN_READABLE_SHARE:
         return False
-    repeated, item_chars = repeated_items(document)
+    if selection.repeated is None:
+        selection.repeated = repeated_items(document)
+    repeated, item_chars = selection.repeated
     if repeated <= _LISTING_REPEATED_SHARE:
         return True
     return share >= _LISTING_ARTICLE_SHARE and item_chars >= _SERIES_POST_CHARS

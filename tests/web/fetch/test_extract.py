@@ -348,3 +348,49 @@ def test_a_failing_renderer_returns_the_short_article_text(
     monkeypatch.setattr(extract, "parse", broken)
     assert render_html("<p>x</p>", BASE, False) == ("", "raw-html")
     assert render_html("<p>x</p>", BASE, True) == ("", "raw-html")
+
+
+def test_collector_paused_while_renders_overlap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The collector stays off until the last of overlapping renders ends, then comes back on."""
+    import gc
+    import threading
+
+    both_inside = threading.Barrier(2)
+    first_done = threading.Event()
+    seen: list[bool] = []
+    real_parse = extract.parse
+
+    def parse_together(html: str) -> object:
+        both_inside.wait(timeout=5)
+        if html == "<p>second</p>":
+            first_done.wait(timeout=5)  # the other render has returned by now
+            seen.append(gc.isenabled())
+        return real_parse(html)
+
+    def first() -> None:
+        render_html("<p>first</p>", BASE, True)
+        first_done.set()
+
+    monkeypatch.setattr(extract, "parse", parse_together)
+    assert gc.isenabled()
+    threads = [
+        threading.Thread(target=first),
+        threading.Thread(target=render_html, args=("<p>second</p>", BASE, True)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert seen == [False]
+    assert gc.isenabled()
+
+
+def test_collector_left_off_when_it_was_off() -> None:
+    import gc
+
+    gc.disable()
+    try:
+        assert render_html("<p>x</p>", BASE, True) == ("x", "raw-html")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -166,23 +166,29 @@ _MATCH_BACK = 8  # an end tag closes one of the few innermost open elements, or 
 
 
 def _open_stack(names: list[str], cap: int) -> int:
-    """Replay start and end tags (names as written, end tags with a leading ``/``) on a stack
+    """Replay start and end tags (lower-case names, end tags with a leading ``/``) on a stack
     of open elements, roughly as the HTML parser would; return the deepest level reached, or
     stop as soon as it passes ``cap``."""
     stack: list[str] = []
+    push = stack.append
+    pop = stack.pop
     deepest = 0
-    for raw in names:
-        name = raw.lower()
+    void = _VOID
+    implied_end = _IMPLIED_END
+    for name in names:
         if name[0] == "/":
             name = name[1:]
-            for back in range(1, min(_MATCH_BACK, len(stack)) + 1):
+            if stack and stack[-1] == name:  # the common case: the innermost element closes
+                pop()
+                continue
+            for back in range(2, min(_MATCH_BACK, len(stack)) + 1):
                 if stack[-back] == name:
                     del stack[-back:]
                     break
             continue
-        if name in _VOID or (name in _IMPLIED_END and stack and stack[-1] == name):
+        if name in void or (name in implied_end and stack and stack[-1] == name):
             continue
-        stack.append(name)
+        push(name)
         if len(stack) > deepest:
             deepest = len(stack)
             if deepest > cap:
@@ -196,7 +202,9 @@ def limit_nesting(html: str, cap: int = MAX_DEPTH) -> str:
     # a page with few of them cannot nest deep, whatever its end tags do.
     if html.count("<") - html.count("</") <= cap:
         return html
-    if _open_stack(_TAG_NAME.findall(html), cap) <= cap:
+    # One lower() over all the names, not one per tag: a page of a million tags gets here.
+    names = "\n".join(_TAG_NAME.findall(html)).lower().split("\n")
+    if _open_stack(names, cap) <= cap:
         return html
     stack: list[str] = []
 

@@ -21,7 +21,8 @@ interleaved page by page so that load from other work on the machine weighs on a
 memory is the growth of the process's peak RSS
 (VmHWM, reset through /proc/self/clear_refs) over the RSS before the page, taken in a separate
 pass so it does not disturb the timings. The 8 MiB check renders one synthetic page made of
-development pages' bodies.
+development pages' bodies, then the worst shapes per byte (a huge table, list, links, tiny
+paragraphs, prose paragraphs, flat text, deep nesting), each in a forked child.
 
 Usage: ``python bench/extraction.py [--data DIR] [--only NAME,...] [--repeat N] [--worst N]``
 """
@@ -308,7 +309,32 @@ def big_page(pages: list[Page], target: int = 8 * 1024 * 1024) -> str:
     return head + "".join(parts) + "<p>" + "x" * max(0, padding - 7) + "</p>" + tail
 
 
-def big_page_line(html: str, size: int, raw: bool) -> str:
+def worst_pages(target: int = 8 * 1024 * 1024) -> dict[str, str]:
+    """8 MiB pages of the shapes that cost the most per byte: one huge table, one huge list,
+    links, many tiny paragraphs, many paragraphs long enough to score, long flat text, and
+    paragraphs inside 11,000 open elements."""
+    head = "<!doctype html><html><head><title>Worst case</title></head><body>"
+    tail = "</body></html>"
+
+    def fill(unit: str, before: str = "", after: str = "") -> str:
+        room = target - len(head) - len(tail) - len(before) - len(after)
+        body = unit * (room // len(unit))
+        return head + before + body + "x" * (room - len(body)) + after + tail
+
+    row = "<tr><td>cell one</td><td>cell two</td><td>cell 3</td></tr>"
+    deep = "<div>x" * 11_000
+    return {
+        "table rows": fill(row, "<table>", "</table>"),
+        "list items": fill("<li>list item text</li>", "<ul>", "</ul>"),
+        "links": fill('<a href="/p/1">link</a> '),
+        "tiny paragraphs": fill("<p>tiny para.</p>"),
+        "prose paragraphs": fill("<p>A short paragraph of prose, with commas.</p>"),
+        "flat text": fill("word "),
+        "deep nesting": fill("<p>filler text here.</p>", deep),
+    }
+
+
+def big_page_line(html: str, size: int, raw: bool, name: str = "8 MiB page") -> str:
     """Render the 8 MiB page in a forked child, so its peak RSS is its own and not the
     allocator's leftovers from earlier pages."""
     import os
@@ -327,7 +353,7 @@ def big_page_line(html: str, size: int, raw: bool) -> str:
         cpu = time.process_time() - started
         peak = max(0, _status_kb("VmHWM") - before) * 1024
         line = (
-            f"8 MiB page ({size} bytes), raw={raw}: {cpu:.2f} s CPU, peak +{peak / 1e6:.1f} MB "
+            f"{name} ({size} bytes), raw={raw}: {cpu:.2f} s CPU, peak +{peak / 1e6:.1f} MB "
             f"({peak / size:.1f}x its size), {label}, {len(text)} chars"
         )
         os.write(write_end, line.encode())
@@ -451,6 +477,10 @@ def main() -> int:
         size = len(html.encode("utf-8"))
         for raw in (False, True):
             print(big_page_line(html, size, raw))
+        for name, html in worst_pages().items():
+            size = len(html.encode("utf-8"))
+            for raw in (False, True):
+                print(big_page_line(html, size, raw, f"8 MiB {name}"))
     return 0
 
 

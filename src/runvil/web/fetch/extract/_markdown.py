@@ -184,6 +184,23 @@ def _is_data_table(table: Element) -> bool:
     return False
 
 
+def _plain_row(row: Element) -> list[str] | None:
+    """The cells of a row that holds only plain-text cells, else ``None``. Text directly in a
+    row is not a cell and is dropped, as the row frame drops it."""
+    cells: list[str] = []
+    for child in row.children:
+        if type(child) is str:
+            continue
+        assert isinstance(child, Element)
+        if child.tag not in _CELL_TAGS:
+            return None
+        text = _only_text(child)
+        if text is None:
+            return None
+        cells.append(_cell_text(text))
+    return cells
+
+
 def _cell_text(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -374,6 +391,12 @@ class Renderer:
             else:
                 frame.flush()
         elif tag == "tr" and frame.kind == _TABLE:
+            if self._skip is None:  # the whole page: a row of plain-text cells in one step
+                cells = _plain_row(element)
+                if cells is not None:
+                    if cells:
+                        frame.data.append(cells)
+                    return False
             self._push(_ROW, element)
         elif tag in _CELL_TAGS and frame.kind == _ROW:
             text = _only_text(element)

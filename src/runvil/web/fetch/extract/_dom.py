@@ -158,14 +158,10 @@ _VOID = frozenset(
     ]
 )
 _IMPLIED_END = frozenset(["p", "li", "td", "th", "tr", "option", "dt", "dd"])
-# lexbor checks element scope by walking its stack of open elements, so parsing costs the depth
-# times the number of tags: 40,000 levels take 1.5 s, 400,000 take minutes, and 8 MiB of
-# paragraphs inside 11,000 open <div>s took 7 s. A page with more than REPLAY_START_TAGS start
-# tags is replayed first, and start tags that would nest deeper than MAX_DEPTH are dropped
-# before parsing; their text stays. 512 is Blink's own parser limit, beyond which it stops
-# nesting too; a smaller page cannot cost much whatever its depth (12,000 levels: 0.15 s).
-REPLAY_START_TAGS = 12_000
-MAX_DEPTH = 512
+# lexbor checks element scope by walking its stack of open elements, so parsing gets quadratic
+# in nesting depth: 40,000 levels take 1.5 s, 400,000 take minutes. Start tags that would nest
+# deeper than this are dropped before parsing; their text stays.
+MAX_DEPTH = 12_000
 _MATCH_BACK = 8  # an end tag closes one of the few innermost open elements, or is stray
 
 
@@ -204,7 +200,7 @@ def limit_nesting(html: str, cap: int = MAX_DEPTH) -> str:
     """``html`` with every start tag that would open deeper than ``cap`` removed."""
     # Every open element needs a start tag, and a start tag is a "<" that does not begin "</":
     # a page with few of them cannot nest deep, whatever its end tags do.
-    if html.count("<") - html.count("</") <= max(cap, REPLAY_START_TAGS):
+    if html.count("<") - html.count("</") <= cap:
         return html
     # One lower() over all the names, not one per tag: a page of a million tags gets here.
     names = "\n".join(_TAG_NAME.findall(html)).lower().split("\n")

@@ -32,6 +32,22 @@ def malformed(detail: str | None = None) -> ProviderError:
     return ProviderError(ToolErrorKind.Backend, "malformed search response")
 
 
+def result_rows(document: Any) -> list[dict[str, Any]]:
+    """The ``results`` array of a vendor's JSON answer, each row an object with a string ``url``.
+
+    Tavily and SearXNG both answer ``{"results": [{"url": ..., ...}]}``; anything else is a
+    malformed response rather than an empty result list, so the model is never handed a
+    wrong-shaped answer as "nothing found".
+    """
+    if not isinstance(document, dict) or not isinstance(document.get("results"), list):
+        raise malformed()
+    rows: list[dict[str, Any]] = document["results"]
+    for row in rows:
+        if not isinstance(row, dict) or not isinstance(row.get("url"), str):
+            raise malformed()
+    return rows
+
+
 def hostname_of(url: str) -> str | None:
     """The ASCII (punycode) hostname of ``url``, lowercase, without a trailing dot; ``None`` when
     the url does not parse or has no host."""

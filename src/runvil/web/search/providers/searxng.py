@@ -30,6 +30,7 @@ from runvil.web.search.providers._common import (
     looks_like_html,
     malformed,
     query_with_operators,
+    result_rows,
     truncate,
     unreadable_error,
 )
@@ -115,12 +116,8 @@ def _language(search_lang: str | None, country: str | None) -> str | None:
 
 
 def parse_results(document: Any) -> list[SearchResult]:
-    if not isinstance(document, dict) or not isinstance(document.get("results"), list):
-        raise malformed()
     results: list[SearchResult] = []
-    for row in document["results"]:
-        if not isinstance(row, dict) or not isinstance(row.get("url"), str):
-            raise malformed()
+    for row in result_rows(document):
         url = row["url"].strip()
         results.append(
             SearchResult(

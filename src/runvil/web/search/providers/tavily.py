@@ -29,6 +29,7 @@ from runvil.web.search.providers._common import (
     normal_domain,
     optional_text,
     redact,
+    result_rows,
     unreadable_error,
 )
 
@@ -120,12 +121,8 @@ def request_body(request: SearchRequest) -> dict[str, Any]:
 
 
 def parse_results(document: Any) -> list[SearchResult]:
-    if not isinstance(document, dict) or not isinstance(document.get("results"), list):
-        raise malformed()
     results: list[SearchResult] = []
-    for row in document["results"]:
-        if not isinstance(row, dict) or not isinstance(row.get("url"), str):
-            raise malformed()
+    for row in result_rows(document):
         url = row["url"].strip()
         results.append(
             SearchResult(

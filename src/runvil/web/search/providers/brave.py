@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from runvil.web.fetch.network import Network
-from runvil.web.search.egress import DEFAULT_TIMEOUT, Egress, EgressResponse, retry_on_status
+from runvil.web.search.egress import EgressResponse, retry_on_status
 from runvil.web.search.provider import ProviderError, SearchRequest, SearchResult
 from runvil.web.search.providers._common import (
     backend_error,
@@ -31,6 +30,7 @@ from runvil.web.search.providers._common import (
     string_list,
     unreadable_error,
 )
+from runvil.web.search.providers._keyed import KeyedProvider
 
 URL = "https://api.search.brave.com/res/v1/web/search"
 ENDPOINT = "api.search.brave.com:443"
@@ -64,26 +64,12 @@ LANGUAGE_ALIASES = {
 }
 
 
-class BraveProvider:
+class BraveProvider(KeyedProvider):
     """Search with the Brave Search API and ``api_key`` (a subscription token)."""
 
     name = "brave"
+    vendor = "Brave"
     endpoints: Sequence[str] = (ENDPOINT,)
-
-    def __init__(
-        self,
-        api_key: str,
-        network: Network | None = None,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-    ) -> None:
-        if not api_key or not api_key.strip():
-            raise ValueError("the Brave API key must not be empty")
-        self._key = api_key
-        self._egress = Egress(self.endpoints, network=network, timeout=timeout)
-
-    def __repr__(self) -> str:
-        return "BraveProvider()"
 
     async def search(self, request: SearchRequest) -> Sequence[SearchResult]:
         response = await self._egress.send(

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from runvil.web.fetch.network import Network
-from runvil.web.search.egress import DEFAULT_TIMEOUT, Egress, EgressResponse
+from runvil.web.search.egress import EgressResponse
 from runvil.web.search.provider import ProviderError, SearchRequest, SearchResult
 from runvil.web.search.providers._common import (
     backend_error,
@@ -32,6 +31,7 @@ from runvil.web.search.providers._common import (
     result_rows,
     unreadable_error,
 )
+from runvil.web.search.providers._keyed import KeyedProvider
 
 URL = "https://api.tavily.com/search"
 ENDPOINT = "api.tavily.com:443"
@@ -54,26 +54,12 @@ COUNTRY_NAMES = {
 }
 
 
-class TavilyProvider:
+class TavilyProvider(KeyedProvider):
     """Search with the Tavily API and ``api_key`` (``tvly-...``)."""
 
     name = "tavily"
+    vendor = "Tavily"
     endpoints: Sequence[str] = (ENDPOINT,)
-
-    def __init__(
-        self,
-        api_key: str,
-        network: Network | None = None,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-    ) -> None:
-        if not api_key or not api_key.strip():
-            raise ValueError("the Tavily API key must not be empty")
-        self._key = api_key
-        self._egress = Egress(self.endpoints, network=network, timeout=timeout)
-
-    def __repr__(self) -> str:
-        return "TavilyProvider()"
 
     async def search(self, request: SearchRequest) -> Sequence[SearchResult]:
         response = await self._egress.send(

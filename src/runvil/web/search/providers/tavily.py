@@ -14,22 +14,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from runvil.web.search.egress import EgressResponse
-from runvil.web.search.provider import ProviderError, SearchRequest, SearchResult
+from runvil.web.search.provider import SearchRequest, SearchResult
 from runvil.web.search.providers._common import (
-    backend_error,
     clean_text,
     decode_json,
-    describe_error_body,
-    escape_controls,
-    filter_domains,
     hostname_of,
-    malformed,
     normal_domain,
     optional_text,
-    redact,
     result_rows,
-    unreadable_error,
 )
 from runvil.web.search.providers._keyed import KeyedProvider
 
@@ -72,20 +64,13 @@ class TavilyProvider(KeyedProvider):
             },
             json=request_body(request),
         )
-        if not response.ok:
-            raise self._error(response)
-        try:
-            document = decode_json(response.body)
-        except ValueError:
-            raise malformed() from None
-        return filter_domains(parse_results(document), request)
+        return self._answer(response, request)
 
-    def _error(self, response: EgressResponse) -> ProviderError:
-        if response.body is None:
-            return unreadable_error(response.status)
-        detail = _error_detail(response.body)
-        text = escape_controls(detail) if detail else describe_error_body(response.body)
-        return backend_error(response.status, redact(text, self._key))
+    def _parse_results(self, document: Any) -> list[SearchResult]:
+        return parse_results(document)
+
+    def _error_detail(self, body: bytes) -> str | None:
+        return _error_detail(body)
 
 
 def request_body(request: SearchRequest) -> dict[str, Any]:

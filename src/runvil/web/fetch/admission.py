@@ -15,11 +15,12 @@ URL and the https-to-http downgrade rule, and every hop refusal is soft text.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, cast
+from typing import NamedTuple
 
-from ada_url import HostType, join_url, parse_url
+from ada_url import HostType
 
 from runvil.web.fetch.policy import ALLOWED_PORTS, ALLOWED_SCHEMES
+from runvil.web.fetch.urlrecord import UrlRecord, parse_record
 
 __all__ = [
     "RedirectRefused",
@@ -141,53 +142,31 @@ def display_url(href: str) -> str:
     return _display(url)
 
 
-#: The record fields admission reads; asking ada-url for just these keeps the parse to one call.
-#: ``protocol`` and ``host`` are not asked for (each field costs a binding round trip): the
-#: WHATWG serialisation makes them exact functions of the others, see :func:`_scheme` and
-#: :func:`_host`.
-_FIELDS = ("href", "username", "password", "port", "hostname", "pathname", "host_type")
-
-_Record = dict[str, Any]
-
-
-def _parse(raw: str, base: str | None = None) -> _Record | None:
-    """Parse with the WHATWG algorithm; None when the string is not a valid absolute URL.
-
-    The whole record comes back from one ``parse_url`` call: reading attributes one by one off an
-    ``ada_url.URL`` costs a binding round trip each, and admission runs on every fetch.
-
-    A lone surrogate cannot be encoded to UTF-8, so such a string is "invalid url" rather than
-    being silently repaired to U+FFFD: the URL that is checked must be the URL that was given.
-    """
+def _parse(raw: str, base: str | None = None) -> UrlRecord | None:
+    """Parse with the WHATWG algorithm; None when the string is not a valid absolute URL."""
     if not isinstance(raw, str):
         return None
-    try:
-        if base is not None:
-            raw = join_url(base, raw)
-        record = cast(_Record, parse_url(raw, attributes=_FIELDS))
-    except ValueError:  # also UnicodeEncodeError, a ValueError subclass
-        return None
-    return record
+    return parse_record(raw, base)
 
 
-def _admit_parsed(url: _Record) -> TargetUrl:
+def _admit_parsed(url: UrlRecord) -> TargetUrl:
     scheme = _scheme(url)
     if scheme not in ALLOWED_SCHEMES:
         raise UrlRefused(f"scheme not allowed: {scheme}", soft=True)
-    if url["username"] or url["password"]:
+    if url.has_credentials:
         raise UrlRefused(USERINFO_NOT_ALLOWED)
-    written_port: str = url["port"]
+    written_port: str = url.port
     port = int(written_port) if written_port else _DEFAULT_PORTS.get(scheme, 0)
     if port not in ALLOWED_PORTS:
         raise UrlRefused(f"port not allowed: {port}")
-    hostname: str = url["hostname"]
-    if url["host_type"] in (HostType.IPV4, HostType.IPV6):
+    hostname: str = url.hostname
+    if url.host_type in (HostType.IPV4, HostType.IPV6):
         raise UrlRefused(f"ip literal host not allowed: {hostname.strip('[]')}")
 
     # A fragment never goes to the server (seed 001, "Query strings and fragments"). In a
     # serialised special URL the first "#" always starts the fragment (the parser percent-encodes
     # or ends every other component at it), so cutting there drops exactly the fragment.
-    href: str = url["href"].partition("#")[0]
+    href: str = url.href.partition("#")[0]
     host_header = _host(url)
     origin = f"{scheme}://{host_header}"
     if not hostname or not href.startswith(origin):
@@ -201,30 +180,30 @@ def _admit_parsed(url: _Record) -> TargetUrl:
         port=port,
         path_and_query=href[len(origin) :],
         host_header=host_header,
-        display=f"{origin}{url['pathname']}",
+        display=f"{origin}{url.pathname}",
     )
 
 
-def _scheme(url: _Record) -> str:
+def _scheme(url: UrlRecord) -> str:
     """The scheme without its colon. An href always starts with the scheme and ``:``, and a
     scheme never contains ``:``, so this is exactly the record's ``protocol`` minus the colon."""
-    href: str = url["href"]
+    href: str = url.href
     return href.partition(":")[0]
 
 
-def _host(url: _Record) -> str:
+def _host(url: UrlRecord) -> str:
     """The record's ``host``: its hostname, then ``:port`` when the URL has a port (the WHATWG
     host getter's definition; ada-url reports a null or default port as ``""``)."""
-    hostname: str = url["hostname"]
-    port: str = url["port"]
+    hostname: str = url.hostname
+    port: str = url.port
     return f"{hostname}:{port}" if port else hostname
 
 
-def _display(url: _Record) -> str:
+def _display(url: UrlRecord) -> str:
     scheme = _scheme(url)
-    href: str = url["href"]
+    href: str = url.href
     if href.startswith(f"{scheme}://"):
-        return f"{scheme}://{_host(url)}{url['pathname']}"
+        return f"{scheme}://{_host(url)}{url.pathname}"
     return f"{scheme}:"
 
 

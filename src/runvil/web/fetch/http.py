@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import aiohttp
@@ -43,12 +43,22 @@ REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 RawHeaders = tuple[tuple[bytes, bytes], ...]
 
 
-@dataclass
 class Progress:
-    """Where a fetch is, so a deadline that fires anywhere can name the right URL and text."""
+    """Where a fetch is, so a deadline that fires anywhere can name the right URL and text.
 
-    target: TargetUrl
-    reading_body: bool = False
+    A plain slotted class: one is made per fetch, and a dataclass with a ``__dict__`` costs an
+    extra object that lives as long as the fetch.
+    """
+
+    __slots__ = ("expired", "finished", "reading_body", "target")
+
+    def __init__(self, target: TargetUrl) -> None:
+        self.target = target
+        self.reading_body = False
+        self.finished = False
+        """The network part is over: the deadline no longer applies."""
+        self.expired = False
+        """Set by the caller's deadline just before it cancels the fetch."""
 
 
 @dataclass(frozen=True)
@@ -70,15 +80,17 @@ class Page(NamedTuple):
     """True when a flat-text body was longer than the byte cap and was read only up to it."""
 
 
-@dataclass
 class _Body:
     """The decoded body so far, as the pieces that arrived (joined once, at the end: one copy)."""
 
-    limit: int
-    keep_prefix: bool
-    pieces: list[bytes] = field(default_factory=list)
-    size: int = 0
-    cut: bool = False
+    __slots__ = ("cut", "keep_prefix", "limit", "pieces", "size")
+
+    def __init__(self, limit: int, keep_prefix: bool) -> None:
+        self.limit = limit
+        self.keep_prefix = keep_prefix
+        self.pieces: list[bytes] = []
+        self.size = 0
+        self.cut = False
 
     def take(self, piece: bytes) -> bool:
         """Add a decoded piece; False once the cap is passed and reading must stop."""

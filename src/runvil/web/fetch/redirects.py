@@ -1,4 +1,4 @@
-"""The hop loop: resolve, dial, follow redirects, all inside one whole-request deadline.
+"""The hop loop: resolve, dial, follow redirects.
 
 Every hop starts from nothing: its host is resolved again and judged against the blocked table
 (no approval carries over from an earlier hop or call, which is what defeats DNS rebinding), and
@@ -6,45 +6,31 @@ its connection may only reach that hop's approved addresses. A redirect target m
 :func:`~runvil.web.fetch.admission.admit_redirect` (cap, parse, downgrade, then the admission
 rules) before anything about it is looked up; a refusal ends the fetch with soft text.
 
-One ``asyncio.timeout`` covers every hop and the body. When it fires, the text depends on what
-the fetch was doing: waiting for a connection or a response head reads "timed out", while a body
-that was still arriving reads "could not be read", both naming the hop that was in flight.
+The whole-request deadline is not here: the caller runs this loop in a task of its own and
+cancels that task when the deadline passes (see :mod:`runvil.web.fetch.tool`), reading
+``progress`` to name the hop that was in flight and what it was doing.
 """
 
 from __future__ import annotations
 
-import asyncio
-
 import aiohttp
 
 from runvil.web.fetch import failures
-from runvil.web.fetch.admission import RedirectRefused, TargetUrl, admit_redirect
+from runvil.web.fetch.admission import RedirectRefused, admit_redirect
 from runvil.web.fetch.http import Page, Progress, exchange
 from runvil.web.fetch.network import DnsError, Network, NoAllowedAddress, approve_host
 from runvil.web.fetch.policy import FetchPolicy
 
 
 async def fetch_page(
-    session: aiohttp.ClientSession, network: Network, policy: FetchPolicy, target: TargetUrl
+    session: aiohttp.ClientSession, network: Network, policy: FetchPolicy, progress: Progress
 ) -> Page:
-    """Fetch ``target``, following redirects, under ``policy``'s limits.
+    """Fetch ``progress.target``, following redirects, under ``policy``'s limits.
 
     Returns the final page; raises :class:`~runvil.web.fetch.failures.SoftFailure` for every
     soft outcome and :class:`~runvil.errors.ToolError` for a host with no allowed address.
+    ``progress`` always names the hop in flight.
     """
-    progress = Progress(target)
-    try:
-        async with asyncio.timeout(policy.timeout):
-            return await _follow(session, network, policy, progress)
-    except TimeoutError:
-        if progress.reading_body:
-            raise failures.body_unreadable(progress.target.display) from None
-        raise failures.timed_out(progress.target.display) from None
-
-
-async def _follow(
-    session: aiohttp.ClientSession, network: Network, policy: FetchPolicy, progress: Progress
-) -> Page:
     followed = 0
     while True:
         target = progress.target

@@ -10,7 +10,8 @@ A call goes: arguments (:mod:`.arguments`) -> URL admission (:mod:`.admission`, 
 ``max_chars`` cut -> the result text. Every soft failure is returned as the whole result
 text; hard failures raise :class:`~runvil.errors.ToolError`.
 
-The fetch runs in a task of its own, awaited by the call. Cancelling the call cancels the task
+The fetch runs in a task of its own, awaited by the call, under one whole-request deadline (a
+timer that cancels the task while it is still on the network). Cancelling the call cancels the task
 and waits for it, so the connection is closed at once and nothing outlives the call. A task that
 ends without a result for any other reason (cancelled from elsewhere, or an unexpected exception
 from an injected resolver) fails the call with kind Other, ``web_fetch: the fetch task did not
@@ -28,12 +29,12 @@ import aiohttp
 from runvil.errors import ToolError, ToolErrorKind
 from runvil.tools import Tool
 from runvil.web.fetch import failures
-from runvil.web.fetch.admission import TargetUrl, UrlRefused, admit_url
+from runvil.web.fetch.admission import UrlRefused, admit_url
 from runvil.web.fetch.arguments import FetchRequest, parameters_schema, parse_arguments
 from runvil.web.fetch.connector import open_session
 from runvil.web.fetch.content import BodyKind, UnknownCharset, decode_body
 from runvil.web.fetch.extract import render_html
-from runvil.web.fetch.http import Page
+from runvil.web.fetch.http import Page, Progress
 from runvil.web.fetch.network import Network
 from runvil.web.fetch.policy import FetchPolicy
 from runvil.web.fetch.redirects import fetch_page
@@ -87,7 +88,10 @@ class WebFetch:
                 return refusal.message
             raise ToolError(ToolErrorKind.InvalidArguments, refusal.message) from None
         session = self._ensure_session()
-        task = asyncio.create_task(self._run(session, target, request))
+        progress = Progress(target)
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(self._run(session, progress, request))
+        deadline = loop.call_later(self.policy.timeout, _expire, task, progress)
         try:
             return await task
         except ToolError:
@@ -96,19 +100,24 @@ class WebFetch:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
                 raise  # the call itself was cancelled: the task has already closed everything
+            if progress.expired:
+                return _deadline_text(progress)
             logger.error("web_fetch task for %s was cancelled outside its call", target.display)
             raise failures.task_did_not_finish() from None
         except Exception:
             logger.exception("web_fetch task for %s failed", target.display)
             raise failures.task_did_not_finish() from None
+        finally:
+            deadline.cancel()
 
     async def _run(
-        self, session: aiohttp.ClientSession, target: TargetUrl, request: FetchRequest
+        self, session: aiohttp.ClientSession, progress: Progress, request: FetchRequest
     ) -> str:
         try:
-            page = await fetch_page(session, self.network, self.policy, target)
+            page = await fetch_page(session, self.network, self.policy, progress)
         except failures.SoftFailure as failure:
             return failure.text
+        progress.finished = True  # the deadline covers the network only
         if page.kind is BodyKind.HTML and len(page.body) > RENDER_INLINE_LIMIT:
             # Rendering is CPU work no deadline can interrupt, and a hostile page can make it
             # take seconds; off the loop thread, every other call in the process keeps running.
@@ -126,6 +135,28 @@ class WebFetch:
             session = self._session = open_session(self.network, self.policy)
             self._loop = loop
         return session
+
+
+def _expire(task: asyncio.Task[str], progress: Progress) -> None:
+    """The whole-request deadline: cancel a fetch still on the network.
+
+    One timer per call on the fetch's own task, rather than an ``asyncio.timeout`` block inside
+    it: the task is there anyway (it is what the call awaits), and a timer handle is the
+    cheapest deadline asyncio has. ``expired`` tells the call that this cancellation was the
+    deadline and not someone else's.
+    """
+    if not progress.finished:
+        progress.expired = True
+        task.cancel()
+
+
+def _deadline_text(progress: Progress) -> str:
+    """The deadline's soft text, naming the hop in flight: a body that was still arriving
+    "could not be read", anything earlier (lookup, connect, response head) "timed out"."""
+    display = progress.target.display
+    if progress.reading_body:
+        return failures.body_unreadable(display).text
+    return failures.timed_out(display).text
 
 
 def render_page(page: Page, request: FetchRequest) -> str:

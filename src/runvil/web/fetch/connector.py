@@ -29,6 +29,7 @@ from contextvars import ContextVar
 from typing import Any, cast
 
 import aiohttp
+from aiohttp import hdrs
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.client_proto import ResponseHandler
 from aiohttp.client_reqrep import ClientRequest
@@ -196,14 +197,29 @@ def open_session(network: Network, policy: FetchPolicy) -> aiohttp.ClientSession
         trust_env=False,
         auto_decompress=False,
         raise_for_status=False,
-        headers={
-            "User-Agent": policy.user_agent,
-            "Accept": ACCEPT,
-            "Accept-Encoding": ACCEPT_ENCODING,
-        },
-        # connect covers TCP + TLS on each hop; the whole-request limit is an asyncio.timeout
-        # around every hop. ceil_threshold=inf keeps aiohttp from rounding the limit up.
+        request_class=_request_class(policy.user_agent),
+        # connect covers TCP + TLS on each hop; the whole-request limit is a timer on the fetch
+        # task. ceil_threshold=inf keeps aiohttp from rounding the limit up.
         timeout=aiohttp.ClientTimeout(
             total=None, connect=policy.connect_timeout, ceil_threshold=math.inf
         ),
     )
+
+
+def _request_class(user_agent: str) -> type[ClientRequest]:
+    """A request class whose automatic headers are the fetch's own.
+
+    Every request carries ``User-Agent``, ``Accept`` and ``Accept-Encoding``. As session default
+    headers they would be copied into a fresh header map and then re-added one by one on every
+    request; as the request class's automatic headers aiohttp sets them directly, as it sets its
+    own defaults. ``skip_auto_headers`` is never passed, so they are always sent.
+    """
+
+    class _FetchRequest(ClientRequest):
+        DEFAULT_HEADERS = {  # noqa: RUF012 - aiohttp's own name and shape
+            hdrs.ACCEPT: ACCEPT,
+            hdrs.ACCEPT_ENCODING: ACCEPT_ENCODING,
+            hdrs.USER_AGENT: user_agent,
+        }
+
+    return _FetchRequest

@@ -182,7 +182,14 @@ async def _judge(
     body = _Body(limit=policy.max_bytes, keep_prefix=kind is BodyKind.FLAT)
     try:
         if decoder is None:
-            complete = await _read_unencoded(response, body)
+            # No coding: the bytes are the body. Read here rather than in a helper coroutine,
+            # which would be one more object alive for the whole read of every fetch.
+            complete = True
+            content = response.content
+            while chunk := await content.readany():
+                if not body.take(chunk):
+                    complete = False
+                    break
         else:
             complete = await _read(response, decoder, body)
     except (aiohttp.ClientError, OSError, BodyDecodeError):
@@ -202,15 +209,6 @@ async def _read(response: aiohttp.ClientResponse, decoder: BodyDecoder, body: _B
         if not _take_all(decoder.feed(chunk), body):
             return False
     return _take_all(decoder.finish(), body)
-
-
-async def _read_unencoded(response: aiohttp.ClientResponse, body: _Body) -> bool:
-    """:func:`_read` for a body without Content-Encoding: its bytes are already decoded."""
-    content = response.content
-    while chunk := await content.readany():
-        if not body.take(chunk):
-            return False
-    return True
 
 
 def _take_all(pieces: Iterator[bytes], body: _Body) -> bool:

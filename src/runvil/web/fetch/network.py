@@ -93,21 +93,27 @@ class DialRefused(Exception):
     """
 
 
-@dataclass
 class DialPermit:
     """The addresses one hop may connect to: its host's checked answer, in answer order.
 
     A permit is made fresh for every hop of every call (no approval is ever cached, which is what
     defeats DNS rebinding) and is consulted by every connection the hop opens or reuses. The
-    route is applied lazily, once per permit, and only to approved addresses.
+    route is applied lazily, once per permit, and only to approved addresses. A slotted class:
+    one lives for every fetch in flight.
     """
 
-    host: str
-    port: int
-    addresses: tuple[str, ...]
-    route: Route
-    connections_opened: int = 0
-    _routed: tuple[tuple[str, int], ...] | None = field(default=None, repr=False)
+    __slots__ = ("_routed", "addresses", "connections_opened", "host", "port", "route")
+
+    def __init__(self, host: str, port: int, addresses: tuple[str, ...], route: Route) -> None:
+        self.host = host
+        self.port = port
+        self.addresses = addresses
+        self.route = route
+        self.connections_opened = 0
+        self._routed: tuple[tuple[str, int], ...] | None = None
+
+    def __repr__(self) -> str:
+        return f"DialPermit(host={self.host!r}, port={self.port}, addresses={self.addresses!r})"
 
     def routed(self) -> tuple[tuple[str, int], ...]:
         """Where each approved address is physically dialled, in answer order."""

@@ -88,8 +88,9 @@ class WebFetch:
                 return refusal.message
             raise ToolError(ToolErrorKind.InvalidArguments, refusal.message) from None
         session = self._ensure_session()
+        loop = self._loop
+        assert loop is not None  # set by _ensure_session
         progress = Progress(target)
-        loop = asyncio.get_running_loop()
         task = loop.create_task(self._run(session, progress, request))
         deadline = loop.call_later(self.policy.timeout, _expire, task, progress)
         try:

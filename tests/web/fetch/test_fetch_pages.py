@@ -251,6 +251,24 @@ async def test_max_chars_25_cuts_and_flags(fetch: WebFetch, site: SiteFactory) -
     )
 
 
+async def test_a_huge_html_page_cut_at_max_chars_is_exactly_its_rendering_cut(
+    fetch: WebFetch, site: SiteFactory
+) -> None:
+    # The fetch tells the renderer how much it keeps, so the rendering stops early; what the
+    # caller gets is still exactly the whole rendering's first max_chars characters.
+    from runvil.web.fetch.extract import render_html
+
+    html = "<html><body>" + "".join(f"<p>Paragraph number {n}.</p>" for n in range(60_000))
+    await site({"/": serving(html, "text/html; charset=utf-8")})
+    whole, label = render_html(html, "https://example.com/", False)
+    assert label == "raw-html"
+    for max_chars in (1, 5_000, 40_000):
+        result = await fetch.call({"url": "https://example.com/", "max_chars": max_chars})
+        assert result == expect_page(
+            "https://example.com/", whole[:max_chars], truncated=True, extraction="raw-html"
+        )
+
+
 async def test_text_of_exactly_max_chars_is_whole(fetch: WebFetch, site: SiteFactory) -> None:
     body = "é" * 25  # 25 characters, 50 bytes: the cut counts characters
     await site({"/": serving(body, "text/plain")})

@@ -168,7 +168,9 @@ def render_page(page: Page, request: FetchRequest) -> str:
     except UnknownCharset as unknown:
         return failures.unknown_charset(final.display, unknown.label).text
     if page.kind is BodyKind.HTML:
-        text, extraction = render_html(text, final.href, request.raw)
+        text, extraction = render_html(
+            text, final.href, request.raw, max_chars=request.max_chars
+        )
     else:
         extraction = "plain"
     truncated = page.cut_at_cap

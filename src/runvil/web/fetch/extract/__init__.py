@@ -25,13 +25,21 @@ RAW_HTML = "raw-html"
 FALLBACK_BYTES = 100
 
 
-def render_html(html: str, base_url: str, raw: bool) -> tuple[str, str]:
+def render_html(
+    html: str, base_url: str, raw: bool, *, max_chars: int | None = None
+) -> tuple[str, str]:
     """Render ``html`` as markdown; return ``(text, extraction label)``.
 
     With ``raw`` false the main content is extracted (label ``readability``); when that yields
     fewer than 100 bytes after trimming, or the page is not an article, the whole page is
     rendered instead (label ``raw-html``). With ``raw`` true the whole page is rendered.
     Relative links and images resolve against ``base_url``, the final URL of the fetch.
+
+    ``max_chars`` is for a caller that keeps only that many characters (``web/fetch`` does):
+    a whole-page rendering may then stop early, once its text is sure to be longer. The first
+    ``max_chars`` characters, and whether there are more, are exactly as without it; an 8 MiB
+    page of markup is not turned into megabytes of markdown to keep 40,000 characters of it.
+    An extracted article is always rendered whole: deciding whether it is one needs all of it.
     """
     article = ""
     _pause_collector()
@@ -42,7 +50,7 @@ def render_html(html: str, base_url: str, raw: bool) -> tuple[str, str]:
             article = _article(document, resolve)
             if len(article.encode("utf-8", "surrogatepass")) >= FALLBACK_BYTES:
                 return article, READABILITY
-        return Renderer(resolve).render([document.body]), RAW_HTML
+        return Renderer(resolve).render([document.body], max_chars), RAW_HTML
     except Exception:  # rendering never fails a fetch; the short article text is the fallback
         return article, RAW_HTML
     finally:

@@ -16,6 +16,8 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser
 
+from ._nesting import limit_nesting
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Elements whose content is never text a reader sees.
@@ -133,98 +135,6 @@ def _detach(element: Element) -> None:
         node = stack.pop()
         node.flags |= DETACHED
         stack.extend(child for child in node.children if type(child) is Element)
-
-
-_TAG_NAME = re.compile(r"<(/?[A-Za-z][A-Za-z0-9-]*)")
-_WHOLE_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*>?")
-_VOID = frozenset(
-    [
-        "area",
-        "base",
-        "br",
-        "col",
-        "embed",
-        "hr",
-        "img",
-        "input",
-        "link",
-        "meta",
-        "source",
-        "track",
-        "wbr",
-        "param",
-        "keygen",
-        "frame",
-    ]
-)
-_IMPLIED_END = frozenset(["p", "li", "td", "th", "tr", "option", "dt", "dd"])
-# lexbor checks element scope by walking its stack of open elements, so parsing gets quadratic
-# in nesting depth: 40,000 levels take 1.5 s, 400,000 take minutes. Start tags that would nest
-# deeper than this are dropped before parsing; their text stays.
-MAX_DEPTH = 12_000
-_MATCH_BACK = 8  # an end tag closes one of the few innermost open elements, or is stray
-
-
-def _open_stack(names: list[str], cap: int) -> int:
-    """Replay start and end tags (lower-case names, end tags with a leading ``/``) on a stack
-    of open elements, roughly as the HTML parser would; return the deepest level reached, or
-    stop as soon as it passes ``cap``."""
-    stack: list[str] = []
-    push = stack.append
-    pop = stack.pop
-    deepest = 0
-    void = _VOID
-    implied_end = _IMPLIED_END
-    for name in names:
-        if name[0] == "/":
-            name = name[1:]
-            if stack and stack[-1] == name:  # the common case: the innermost element closes
-                pop()
-                continue
-            for back in range(2, min(_MATCH_BACK, len(stack)) + 1):
-                if stack[-back] == name:
-                    del stack[-back:]
-                    break
-            continue
-        if name in void or (name in implied_end and stack and stack[-1] == name):
-            continue
-        push(name)
-        if len(stack) > deepest:
-            deepest = len(stack)
-            if deepest > cap:
-                return deepest
-    return deepest
-
-
-def limit_nesting(html: str, cap: int = MAX_DEPTH) -> str:
-    """``html`` with every start tag that would open deeper than ``cap`` removed."""
-    # Every open element needs a start tag, and a start tag is a "<" that does not begin "</":
-    # a page with few of them cannot nest deep, whatever its end tags do.
-    if html.count("<") - html.count("</") <= cap:
-        return html
-    # One lower() over all the names, not one per tag: a page of a million tags gets here.
-    names = "\n".join(_TAG_NAME.findall(html)).lower().split("\n")
-    if _open_stack(names, cap) <= cap:
-        return html
-    stack: list[str] = []
-
-    def keep(match: re.Match[str]) -> str:
-        name = match.group(2).lower()
-        if match.group(1):
-            for back in range(1, min(_MATCH_BACK, len(stack)) + 1):
-                if stack[-back] == name:
-                    del stack[-back:]
-                    return match.group(0)
-            return ""  # stray: the parser would search the whole deep stack for it
-        if name in _VOID:
-            return match.group(0)
-        if len(stack) >= cap:
-            return ""
-        if not (name in _IMPLIED_END and stack and stack[-1] == name):
-            stack.append(name)
-        return match.group(0)
-
-    return _WHOLE_TAG.sub(keep, html)
 
 
 def parse(html: str) -> Document:

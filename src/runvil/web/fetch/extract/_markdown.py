@@ -66,15 +66,10 @@ class _Frame:
         """End the current run of inline text as a paragraph."""
         if not self.inline:
             return
-        text = _SPACES.sub(" ", "".join(self.inline))
+        text = _paragraph(self.inline)
         self.inline.clear()
-        lines = []
-        for line in text.split(_BREAK):
-            line = line.strip()
-            if line:
-                lines.append(_escape_line_start(line))
-        if lines:
-            self.blocks.append("\n".join(lines))
+        if text:
+            self.blocks.append(text)
             self.tight.append(False)
 
     def add_block(self, text: str, tight: bool = False) -> None:
@@ -99,6 +94,16 @@ class _Frame:
     def one_line(self) -> str:
         self.flush()
         return _SPACES.sub(" ", " ".join(self.blocks)).strip()
+
+
+def _paragraph(inline: list[str]) -> str:
+    """A run of inline text as the paragraph it prints as (``""`` when it is only spaces)."""
+    lines = []
+    for line in _SPACES.sub(" ", "".join(inline)).split(_BREAK):
+        line = line.strip()
+        if line:
+            lines.append(_escape_line_start(line))
+    return "\n".join(lines)
 
 
 def _only_text(element: Element) -> str | None:
@@ -254,10 +259,25 @@ class Renderer:
         self.skipped_chars = 0  # text left out by ``skip``, for the page-kind decision
         self.readable_chars = 0  # text rendered from readable blocks, for the same decision
         self._count_readable = skip is not None
+        self._limit: int | None = None
+        self._summed_blocks = 0  # root blocks already counted in _blocks_chars
+        self._blocks_chars = 0
+        self._summed_inline = 0  # root inline pieces already counted in _inline_chars
+        self._inline_chars = 0
+        self._recheck_at = 0  # _inline_chars at which the exact check is next worth running
+        self._stopped = False
 
-    def render(self, roots: list[Element]) -> str:
+    def render(self, roots: list[Element], limit: int | None = None) -> str:
+        """The markdown of ``roots``. With ``limit``, the walk may stop once the text is sure
+        to be longer than ``limit`` characters: the first ``limit + 1`` characters are then
+        exactly those of the whole rendering, and the text is cut shortly after them. Only for
+        a rendering without ``skip``, whose counts nothing reads."""
+        assert limit is None or self._skip is None
+        self._limit = limit
         for root in roots:
             self._walk(root)
+            if self._stopped:
+                break
         while len(self._frames) > 1:  # unbalanced only if a walk stopped early; be safe
             self._frames.pop()
         text = self._frames[0].joined()
@@ -278,7 +298,15 @@ class Renderer:
         if not self._enter(root):  # a root of plain text is rendered whole by ``_enter``
             self._leave(root)
             return
+        limit = self._limit
+        frames = self._frames
+        steps = 0
         while elements:
+            if limit is not None and len(frames) == 1:
+                steps += 1
+                if not steps & 255 and self._enough(limit):
+                    self._stopped = True
+                    return
             element = elements[-1]
             position = positions[-1]
             children = element.children
@@ -307,6 +335,47 @@ class Renderer:
                 elements.pop()
                 positions.pop()
                 self._leave(element)
+
+    # Past the limit ------------------------------------------------------------------------
+
+    #: Characters beyond ``limit`` the stop waits for: the end of a paragraph cut mid-run may
+    #: differ from the whole run's (a trailing space, an escape at a line start), never more.
+    _MARGIN = 64
+
+    def _enough(self, limit: int) -> bool:
+        """Whether the text so far already runs past ``limit``. Only called with the root frame
+        alone open: everything rendered since is then appended after it, so its prefix is the
+        final text's prefix. When the pending inline run is needed to get there, it is ended
+        as a paragraph here (the walk stops right after)."""
+        root = self._frames[0]
+        blocks = root.blocks
+        if len(blocks) < self._summed_blocks:  # never happens: blocks only grow
+            self._summed_blocks = self._blocks_chars = 0
+        for block in blocks[self._summed_blocks :]:
+            self._blocks_chars += len(block) + 2
+        self._summed_blocks = len(blocks)
+        inline = root.inline
+        if len(inline) < self._summed_inline:  # the run was ended: start counting the next one
+            self._summed_inline = self._inline_chars = self._recheck_at = 0
+        for piece in inline[self._summed_inline :]:
+            self._inline_chars += len(piece)
+        self._summed_inline = len(inline)
+        # The final text is the blocks two newlines apart, stripped: count the separator after
+        # the last block only once the paragraph below is added, and the first block's leading
+        # spaces not at all.
+        lead = len(blocks[0]) - len(blocks[0].lstrip()) if blocks else 0
+        wanted = limit + self._MARGIN + lead
+        if self._blocks_chars - 2 >= wanted:
+            return True
+        if not inline or self._blocks_chars + 2 * len(inline) + self._inline_chars < wanted:
+            return False  # even with nothing collapsed, the text is not long enough yet
+        if self._inline_chars < self._recheck_at:
+            return False  # checked at half this size: wait until the run doubles
+        self._recheck_at = 2 * self._inline_chars
+        if self._blocks_chars + len(_paragraph(inline)) < wanted:
+            return False
+        root.flush()
+        return True
 
     def _separate(self) -> None:
         """Keep two adjacent inline elements (menu links, flex items) from gluing words."""

@@ -373,3 +373,47 @@ def test_a_long_utf8_body_renders_as_if_decoded_whole(
     assert render_page(page, FetchRequest(url=target.href, max_chars=max_chars, raw=False)) == (
         expected
     )
+
+
+async def test_large_pages_render_at_most_two_at_a_time(
+    fetch: WebFetch, site: SiteFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Rendering is bounded process-wide, so concurrent big pages cannot all hold their trees.
+    import threading
+    import time
+
+    from runvil.web.fetch import tool
+
+    running = 0
+    most = 0
+    lock = threading.Lock()
+    real_render = tool.render_page
+
+    def counting_render(page: Page, request: FetchRequest) -> str:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        time.sleep(0.05)
+        try:
+            return real_render(page, request)
+        finally:
+            with lock:
+                running -= 1
+
+    monkeypatch.setattr(tool, "render_page", counting_render)
+    html = "<html><body>" + "<p>Some paragraph text here.</p>" * 1_000  # over the inline limit
+    await site({"/": serving(html, "text/html")})
+    results = await asyncio.gather(
+        *(fetch.call({"url": f"https://example.com/?n={n}", "max_chars": 40}) for n in range(6))
+    )
+    assert most == tool.RENDER_THREADS == 2
+    assert results == [
+        expect_page(
+            f"https://example.com/?n={n}",
+            "Some paragraph text here.\n\nSome paragrap",
+            truncated=True,
+            extraction="readability",
+        )
+        for n in range(6)
+    ]

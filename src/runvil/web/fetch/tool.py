@@ -21,6 +21,8 @@ finish``, and is logged with its traceback for the operator.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextvars
 import logging
 from types import TracebackType
 
@@ -45,6 +47,15 @@ TOOL_ID = "web/fetch"
 #: HTML bodies up to this size are rendered on the event loop (a thread hand-off would cost more
 #: than the rendering); larger ones in a worker thread.
 RENDER_INLINE_LIMIT = 16 * 1024
+#: Worker threads that render large HTML, for the whole process. Rendering is Python work under
+#: the GIL (only lexbor's parse runs beside it), so more threads add no throughput, only memory:
+#: a tag-dense 8 MiB page peaks at up to 60x its size while it renders (docs/benchmarks.md), and
+#: fifty concurrent fetches of such pages must not hold fifty renderings at once. Renders past
+#: these two wait their turn; one whose call is cancelled while waiting never starts.
+RENDER_THREADS = 2
+_render_pool = concurrent.futures.ThreadPoolExecutor(
+    max_workers=RENDER_THREADS, thread_name_prefix="runvil-render"
+)
 DESCRIPTION = "Fetch a web page and return its main content as markdown."
 
 
@@ -122,7 +133,10 @@ class WebFetch:
         if page.kind is BodyKind.HTML and len(page.body) > RENDER_INLINE_LIMIT:
             # Rendering is CPU work no deadline can interrupt, and a hostile page can make it
             # take seconds; off the loop thread, every other call in the process keeps running.
-            return await asyncio.to_thread(render_page, page, request)
+            rendering = _render_pool.submit(
+                contextvars.copy_context().run, render_page, page, request
+            )
+            return await asyncio.wrap_future(rendering)
         return render_page(page, request)
 
     def _ensure_session(self) -> aiohttp.ClientSession:

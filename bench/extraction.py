@@ -334,13 +334,16 @@ def worst_pages(target: int = 8 * 1024 * 1024) -> dict[str, str]:
     }
 
 
-def big_page_line(html: str, size: int, raw: bool, name: str = "8 MiB page") -> str:
+def big_page_line(
+    html: str, size: int, raw: bool, name: str = "8 MiB page", max_chars: int | None = None
+) -> str:
     """Render the 8 MiB page in a forked child, so its peak RSS is its own and not the
     allocator's leftovers from earlier pages."""
     import os
 
     from runvil.web.fetch.extract import render_html
 
+    as_fetch = "" if max_chars is None else f", max_chars={max_chars} (as web/fetch)"
     read_end, write_end = os.pipe()
     child = os.fork()
     if child == 0:  # the child measures, reports one line, and exits at once
@@ -349,12 +352,12 @@ def big_page_line(html: str, size: int, raw: bool, name: str = "8 MiB page") -> 
         _reset_peak()
         before = _status_kb("VmRSS")
         started = time.process_time()
-        text, label = render_html(html, PLACEHOLDER_URL, raw)
+        text, label = render_html(html, PLACEHOLDER_URL, raw, max_chars=max_chars)
         cpu = time.process_time() - started
         peak = max(0, _status_kb("VmHWM") - before) * 1024
         line = (
-            f"{name} ({size} bytes), raw={raw}: {cpu:.2f} s CPU, peak +{peak / 1e6:.1f} MB "
-            f"({peak / size:.1f}x its size), {label}, {len(text)} chars"
+            f"{name} ({size} bytes), raw={raw}{as_fetch}: {cpu:.2f} s CPU, "
+            f"peak +{peak / 1e6:.1f} MB ({peak / size:.1f}x its size), {label}, {len(text)} chars"
         )
         os.write(write_end, line.encode())
         os._exit(0)
@@ -481,6 +484,7 @@ def main() -> int:
             size = len(html.encode("utf-8"))
             for raw in (False, True):
                 print(big_page_line(html, size, raw, f"8 MiB {name}"))
+                print(big_page_line(html, size, raw, f"8 MiB {name}", 40_000))
     return 0
 
 

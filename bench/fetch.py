@@ -19,7 +19,7 @@ extraction (which has its own benchmark, ``bench/extraction.py``).
 The server is an ``aiohttp.web`` app in its own process. Every (mode, workload) measurement runs
 in a fresh client process; CPU is the client process's user+sys time over the workload only
 (after one warm-up fetch), peak RSS is its ``ru_maxrss``. Each measurement is repeated
-(``--repeat``, default 5) with the modes interleaved, and medians are reported.
+(``--repeat``, default 9) with the modes interleaved, and medians are reported.
 
 Usage: ``python bench/fetch.py [--repeat N] [--json]``
 """
@@ -202,7 +202,7 @@ def _run_client(mode: str, workload: str, port: int, ca_file: Path) -> dict[str,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--json", action="store_true", help="print raw results as JSON")
     parser.add_argument("--serve", metavar="CERT_DIR", help=argparse.SUPPRESS)
     parser.add_argument("--client", nargs=4, metavar="X", help=argparse.SUPPRESS)

@@ -248,24 +248,18 @@ def _fields(
     ``", "``, as HTTP defines a repeated field (so two codings on two lines are a stack); of
     several Location lines the first counts.
     """
-    content_type: list[bytes] = []
-    coding: list[bytes] = []
-    transfer: list[bytes] = []
+    content_type: bytes | None = None
+    coding: bytes | None = None
+    transfer: bytes | None = None
     location: bytes | None = None
     for key, value in raw:
         name = key.lower()
         if name == b"content-type":
-            content_type.append(value)
+            content_type = value if content_type is None else content_type + b", " + value
         elif name == b"content-encoding":
-            coding.append(value)
+            coding = value if coding is None else coding + b", " + value
         elif name == b"transfer-encoding":
-            transfer.append(value)
+            transfer = value if transfer is None else transfer + b", " + value
         elif name == b"location" and location is None:
             location = value
-    return _combined(content_type), _combined(coding), _combined(transfer), location
-
-
-def _combined(values: list[bytes]) -> bytes | None:
-    if not values:
-        return None
-    return values[0] if len(values) == 1 else b", ".join(values)
+    return content_type, coding, transfer, location

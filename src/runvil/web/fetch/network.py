@@ -154,15 +154,15 @@ async def approve_host(network: Network, host: str, port: int) -> DialPermit:
     """
     answers = await network.resolve(host)
     key = tuple(answers)
-    if key in _ALL_ALLOWED:
-        allowed = list(key)
-    else:
+    if key not in _ALL_ALLOWED:
         allowed = allowed_addresses(host, answers)
+        if not allowed:
+            raise NoAllowedAddress(host)
         if len(allowed) == len(key):
             _remember_all_allowed(key)
-    if not allowed:
-        raise NoAllowedAddress(host)
-    return DialPermit(host=host, port=port, addresses=tuple(allowed), route=network.route)
+        else:
+            key = tuple(allowed)
+    return DialPermit(host=host, port=port, addresses=key, route=network.route)
 
 
 #: Answers whose every address the blocked table allows. The table is fixed and its verdict on an

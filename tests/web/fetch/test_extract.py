@@ -6,6 +6,8 @@ import pytest
 
 from runvil.web.fetch import extract
 from runvil.web.fetch.extract import render_html
+from runvil.web.fetch.extract._content import Selection
+from runvil.web.fetch.extract._dom import Document
 
 BASE = "https://example.com/dir/page.html"
 
@@ -394,3 +396,21 @@ def test_collector_left_off_when_it_was_off() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_page_without_a_paragraph_is_not_scored(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No block holds 25 characters of its own: the scorer has nothing to find and is skipped.
+    scored: list[object] = []
+    real_select = extract.select
+
+    def recording_select(document: Document) -> Selection:
+        scored.append(document)
+        return real_select(document)
+
+    monkeypatch.setattr(extract, "select", recording_select)
+    html = page("<table>" + "<tr><td>cell one</td><td>cell two</td></tr>" * 50 + "</table>")
+    text, label = render_html(html, BASE, False)
+    assert (label, scored) == ("raw-html", [])
+    assert text.startswith("| cell one | cell two |\n|---|---|\n| cell one | cell two |")
+    assert render_html(page(f"<p>{ARTICLE_TEXT}</p>"), BASE, False) == (ARTICLE_TEXT, "readability")
+    assert len(scored) == 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from ._content import is_article, is_boilerplate, select
+from ._content import PARAGRAPH_MIN_CHARS, is_article, is_boilerplate, select
 from ._dom import Document, parse
 from ._markdown import Renderer, Resolver
 from ._urls import make_resolver
@@ -89,6 +89,8 @@ def _resume_collector() -> None:
 
 def _article(document: Document, resolve: Resolver) -> str:
     """The main content as markdown, or ``""`` when the page is not an article."""
+    if document.longest_own_text < PARAGRAPH_MIN_CHARS:
+        return ""  # not one block with a paragraph's worth of text: nothing for select to score
     selection = select(document)
     if not selection.roots:
         return ""

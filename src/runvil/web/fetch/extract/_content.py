@@ -24,7 +24,7 @@ import re
 
 from ._dom import ARIA_HIDDEN, DETACHED, FURNITURE, INLINE, Document, Element, is_readable
 
-_PARAGRAPH_MIN_CHARS = 25
+PARAGRAPH_MIN_CHARS = 25
 # An element holding more than this share of the page's text is treated as a page wrapper even
 # when its tag or class says header, footer, form or sidebar.
 _WRAPPER_SHARE = 0.5
@@ -221,7 +221,7 @@ def _select(document: Document, excluded: list[bool]) -> Selection:
     for element in elements:
         if excluded[element.index]:
             continue
-        if element.own_chars < _PARAGRAPH_MIN_CHARS or element.tag in INLINE:
+        if element.own_chars < PARAGRAPH_MIN_CHARS or element.tag in INLINE:
             continue
         score = 1.0 + element.own_commas + min(element.own_chars // 100, 3)
         ancestor = element.parent

@@ -3,9 +3,9 @@
 Why: an HTML parser checks element scope by walking its stack of open elements, so its cost is
 the number of tags times the nesting depth. lexbor is no exception: a page of 350,000 short
 paragraphs inside 11,000 unclosed ``<div>``s took 6 s to parse, where the same paragraphs
-without the ``<div>``s take 0.1 s. Browsers cap the tree instead (Chromium stops nesting at 512
-levels), and so do we: a start tag that would open an element deeper than :data:`MAX_DEPTH`
-is removed before parsing. Its text and everything else stay.
+without the ``<div>``s take about 0.1 s. Browsers cap the tree instead (Chromium stops nesting
+at 512 levels), and so do we: a start tag that would open an element deeper than
+:data:`MAX_DEPTH` is removed before parsing. Its text and everything else stay.
 
 Finding out whether a page nests that deep must itself be cheap and must not be fooled. A
 page with fewer than :data:`MIN_TAGS` start tags is never examined (its worst case is cheap).
@@ -53,7 +53,7 @@ _INNERMOST_PASSES = 3
 # One token at a time: a comment, a raw-text element with its content, or a tag.
 _TOKEN = re.compile(
     r"<!--.*?(?:-->|\Z)"
-    r"|<(script|style|textarea|title|xmp|iframe|noembed|noframes|plaintext)\b.*?(?:</\1\s*>|\Z)"
+    r"|<" + _RAW_TEXT + r"\b.*?(?:</\1\s*>|\Z)"
     r"|<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*>?",
     re.DOTALL | re.IGNORECASE,
 )

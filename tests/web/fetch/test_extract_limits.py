@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from runvil.web.fetch.extract import render_html
 from runvil.web.fetch.extract._nesting import MAX_DEPTH, MIN_TAGS, limit_nesting
+from tests.web.fetch.test_extract_fuzz import html_soup
 
 BASE = "https://example.com/dir/page.html"
 
@@ -175,3 +176,15 @@ def test_nesting_that_hides_behind_end_tags_is_still_capped(html: str) -> None:
     text, label = render_html(html, BASE, True)
     assert label == "raw-html"
     assert text.count("w") == html.count("w")  # every word of the page, none added
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(soup=html_soup(), repeat=st.integers(20, 120), limit=st.integers(1, 5_000))
+def test_tag_soup_keeps_the_first_max_chars_exactly(soup: str, repeat: int, limit: int) -> None:
+    # Unclosed, misnested and stray tags, repeated until the walk passes the stop's checks.
+    html = soup * repeat
+    whole, label = render_html(html, BASE, True)
+    cut, cut_label = render_html(html, BASE, True, max_chars=limit)
+    assert cut_label == label
+    assert cut[: limit + 1] == whole[: limit + 1]
+    assert (len(cut) > limit) == (len(whole) > limit)

@@ -188,3 +188,45 @@ def test_tag_soup_keeps_the_first_max_chars_exactly(soup: str, repeat: int, limi
     assert cut_label == label
     assert cut[: limit + 1] == whole[: limit + 1]
     assert (len(cut) > limit) == (len(whole) > limit)
+
+
+def _table(rows: int, row: str, before: str = "", after: str = "") -> str:
+    return "<body>" + before + "<table>" + "".join(row.format(n=n) for n in range(rows)) + after
+
+
+TABLES = {
+    "plain": _table(20_000, "<tr><td>cell {n}</td><td>two</td><td>3</td></tr>"),
+    "wider later": _table(20_000, "<tr><td>a {n}</td></tr>")
+    + "<tr><td>x</td><td>y</td><td>z</td><td>w</td></tr></table>",
+    "sections": _table(
+        20_000, "<tbody><tr><th>h {n}</th><td>v</td></tr></tbody>", after="<tfoot><tr><td>f"
+    ),
+    "caption at the end": _table(
+        20_000, "<tr><td>c {n}</td><td>d</td></tr>", after="<caption>late"
+    ),
+    "text between rows": _table(20_000, "<tr><td>c {n}</td></tr> stray {n} "),
+    "rich cells": _table(20_000, '<tr><td><a href="/r/{n}">r {n}</a> <b>b</b></td><td>|</td></tr>'),
+    "non-cell in a row": _table(20_000, "<tr><td>c {n}</td><div>d</div></tr>"),
+    "text before": _table(20_000, "<tr><td>c {n}</td></tr>", before="<p>intro</p> loose text "),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+@pytest.mark.parametrize("limit", [1, 500, 40_000])
+def test_a_big_table_keeps_the_first_max_chars_exactly(name: str, limit: int) -> None:
+    html = TABLES[name]
+    whole, label = render_html(html, BASE, True)
+    cut, cut_label = render_html(html, BASE, True, max_chars=limit)
+    assert cut_label == label
+    assert cut[: limit + 1] == whole[: limit + 1]
+    assert (len(cut) > limit) == (len(whole) > limit)
+
+
+def test_a_big_table_of_rows_alone_stops_early() -> None:
+    whole, _ = render_html(TABLES["plain"], BASE, True)
+    cut, _ = render_html(TABLES["plain"], BASE, True, max_chars=1_000)
+    assert len(whole) > 400_000
+    assert 1_000 < len(cut) < 20_000
+    # a caption anywhere in the table prints before it, so that table is rendered whole
+    whole, _ = render_html(TABLES["caption at the end"], BASE, True)
+    assert render_html(TABLES["caption at the end"], BASE, True, max_chars=1_000)[0] == whole

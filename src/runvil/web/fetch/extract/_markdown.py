@@ -210,8 +210,10 @@ def _cell_text(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _pipe_table(rows: list[list[str]]) -> str:
-    width = max(len(row) for row in rows)
+def _pipe_table(rows: list[list[str]], width: int = 0) -> str:
+    """Rows as a pipe table, each padded to the widest row (or to ``width`` when wider: the
+    width of rows that were never rendered, when a rendering stops inside a table)."""
+    width = max(width, max(len(row) for row in rows))
     lines = []
     for number, row in enumerate(rows):
         cells = row + [""] * (width - len(row))
@@ -266,6 +268,10 @@ class Renderer:
         self._inline_chars = 0
         self._recheck_at = 0  # _inline_chars at which the exact check is next worth running
         self._stopped = False
+        self._counted_table = -1  # the table whose rows _rows_chars counts
+        self._summed_rows = 0  # rows of that table already counted in _rows_chars
+        self._rows_chars = 0
+        self._whole_tables: set[int] = set()  # tables whose rest is not rows alone
 
     def render(self, roots: list[Element], limit: int | None = None) -> str:
         """The markdown of ``roots``. With ``limit``, the walk may stop once the text is sure
@@ -302,11 +308,16 @@ class Renderer:
         frames = self._frames
         steps = 0
         while elements:
-            if limit is not None and len(frames) == 1:
+            if limit is not None and len(frames) <= 2:
                 steps += 1
-                if not steps & 255 and self._enough(limit):
-                    self._stopped = True
-                    return
+                if not steps & 255:
+                    if len(frames) == 1:
+                        if self._enough(limit):
+                            self._stopped = True
+                            return
+                    elif self._enough_in_table(limit, elements, positions):
+                        self._stopped = True
+                        return
             element = elements[-1]
             position = positions[-1]
             children = element.children
@@ -349,11 +360,7 @@ class Renderer:
         as a paragraph here (the walk stops right after)."""
         root = self._frames[0]
         blocks = root.blocks
-        if len(blocks) < self._summed_blocks:  # never happens: blocks only grow
-            self._summed_blocks = self._blocks_chars = 0
-        for block in blocks[self._summed_blocks :]:
-            self._blocks_chars += len(block) + 2
-        self._summed_blocks = len(blocks)
+        self._count_root_blocks()
         inline = root.inline
         if len(inline) < self._summed_inline:  # the run was ended: start counting the next one
             self._summed_inline = self._inline_chars = self._recheck_at = 0
@@ -376,6 +383,88 @@ class Renderer:
             return False
         root.flush()
         return True
+
+    def _enough_in_table(
+        self, limit: int, elements: list[Element], positions: list[int]
+    ) -> bool:
+        """:meth:`_enough` for a walk inside one big data table, the root frame's only open
+        frame, between two rows. The rows so far are a prefix of the table's text when what is
+        left of the table is rows alone (no caption or other text, which prints before the
+        table) and the table's width is known, so both are checked over the rest of the table
+        before stopping; a table that fails the check is never checked again."""
+        table = self._frames[1]
+        element = table.element
+        if table.kind != _TABLE or element is None or element.index in self._whole_tables:
+            return False
+        if element.index != self._counted_table:
+            self._counted_table = element.index
+            self._summed_rows = self._rows_chars = 0
+        rows = table.data
+        for row in rows[self._summed_rows :]:
+            if isinstance(row, list):  # "| a | b |" and its newline
+                self._rows_chars += sum(map(len, row)) + 3 * len(row) + 2
+        self._summed_rows = len(rows)
+        root = self._frames[0]
+        self._count_root_blocks()
+        lead = len(root.blocks[0]) - len(root.blocks[0].lstrip()) if root.blocks else 0
+        # Lower bounds on both sides of the table's start: no separator line, no padding, no
+        # pending paragraph counted. Not enough even so: keep rendering.
+        if self._blocks_chars + self._rows_chars < limit + self._MARGIN + lead:
+            return False
+        width = self._rest_of_table_width(element, elements, positions)
+        if width is None or table.blocks or _paragraph(table.inline):
+            self._whole_tables.add(element.index)
+            return False
+        finished = [row for row in rows if isinstance(row, list)]
+        if not finished:
+            return False
+        self._frames.pop()
+        self._tables -= 1
+        root.add_block(_pipe_table(finished, width))
+        return True
+
+    def _count_root_blocks(self) -> None:
+        """Bring ``_blocks_chars`` up to date: the root's blocks with a separator after each."""
+        blocks = self._frames[0].blocks
+        for block in blocks[self._summed_blocks :]:
+            self._blocks_chars += len(block) + 2
+        self._summed_blocks = len(blocks)
+
+    @staticmethod
+    def _rest_of_table_width(
+        table: Element, elements: list[Element], positions: list[int]
+    ) -> int | None:
+        """The widest row of what the walk has not reached in ``table``, or ``None`` when
+        anything other than rows of cells (and spaces between them) is left."""
+        start = len(elements) - 1
+        while start >= 0 and elements[start] is not table:
+            start -= 1
+        if start < 0:
+            return None
+        widest = 0
+        pending: list[Element | str] = []
+        for depth in range(start, len(elements)):
+            pending.extend(elements[depth].children[positions[depth] :])
+        while pending:
+            child = pending.pop()
+            if type(child) is str:
+                if child.strip():
+                    return None
+                continue
+            assert isinstance(child, Element)
+            if child.tag in ("tbody", "thead", "tfoot"):
+                pending.extend(child.children)
+            elif child.tag == "tr":
+                cells = 0
+                for cell in child.children:
+                    if type(cell) is Element:
+                        if cell.tag not in _CELL_TAGS:
+                            return None
+                        cells += 1
+                widest = max(widest, cells)
+            else:
+                return None
+        return widest
 
     def _separate(self) -> None:
         """Keep two adjacent inline elements (menu links, flex items) from gluing words."""

@@ -359,7 +359,6 @@ class Renderer:
         final text's prefix. When the pending inline run is needed to get there, it is ended
         as a paragraph here (the walk stops right after)."""
         root = self._frames[0]
-        blocks = root.blocks
         self._count_root_blocks()
         inline = root.inline
         if len(inline) < self._summed_inline:  # the run was ended: start counting the next one
@@ -367,11 +366,8 @@ class Renderer:
         for piece in inline[self._summed_inline :]:
             self._inline_chars += len(piece)
         self._summed_inline = len(inline)
-        # The final text is the blocks two newlines apart, stripped: count the separator after
-        # the last block only once the paragraph below is added, and the first block's leading
-        # spaces not at all.
-        lead = len(blocks[0]) - len(blocks[0].lstrip()) if blocks else 0
-        wanted = limit + self._MARGIN + lead
+        # The separator after the last block counts only once the paragraph below is added.
+        wanted = self._wanted(limit)
         if self._blocks_chars - 2 >= wanted:
             return True
         if not inline or self._blocks_chars + 2 * len(inline) + self._inline_chars < wanted:
@@ -406,10 +402,9 @@ class Renderer:
         self._summed_rows = len(rows)
         root = self._frames[0]
         self._count_root_blocks()
-        lead = len(root.blocks[0]) - len(root.blocks[0].lstrip()) if root.blocks else 0
         # Lower bounds on both sides of the table's start: no separator line, no padding, no
         # pending paragraph counted. Not enough even so: keep rendering.
-        if self._blocks_chars + self._rows_chars < limit + self._MARGIN + lead:
+        if self._blocks_chars + self._rows_chars < self._wanted(limit):
             return False
         width = self._rest_of_table_width(element, elements, positions)
         if width is None or table.blocks or _paragraph(table.inline):
@@ -422,6 +417,14 @@ class Renderer:
         self._tables -= 1
         root.add_block(_pipe_table(finished, width))
         return True
+
+    def _wanted(self, limit: int) -> int:
+        """Characters the root's blocks must reach, counted as ``_blocks_chars`` counts them,
+        before the walk may stop: the final text is the blocks two newlines apart and stripped,
+        so the first block's leading spaces do not count."""
+        blocks = self._frames[0].blocks
+        lead = len(blocks[0]) - len(blocks[0].lstrip()) if blocks else 0
+        return limit + self._MARGIN + lead
 
     def _count_root_blocks(self) -> None:
         """Bring ``_blocks_chars`` up to date: the root's blocks with a separator after each."""

@@ -40,6 +40,7 @@ MIN_TAGS = 20_000
 
 _RAW_TEXT = r"(script|style|textarea|title|xmp|iframe|noembed|noframes|plaintext)"
 _VOID_NAMES = "area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr|param|keygen|frame"
+_VOID = frozenset(_VOID_NAMES.split("|"))
 # Comments and raw-text elements, whose content is not markup.
 _OPAQUE = re.compile(r"<!--.*?(?:-->|\Z)|<" + _RAW_TEXT + r"\b.*?(?:</\1\s*>|\Z)", re.DOTALL | re.I)
 # An innermost element: its start tag, then only text and void tags, then its own end tag.
@@ -56,26 +57,6 @@ _TOKEN = re.compile(
     r"|<" + _RAW_TEXT + r"\b.*?(?:</\1\s*>|\Z)"
     r"|<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*>?",
     re.DOTALL | re.IGNORECASE,
-)
-_VOID = frozenset(
-    [
-        "area",
-        "base",
-        "br",
-        "col",
-        "embed",
-        "hr",
-        "img",
-        "input",
-        "link",
-        "meta",
-        "source",
-        "track",
-        "wbr",
-        "param",
-        "keygen",
-        "frame",
-    ]
 )
 # Start tags never removed: each switches the parser into a mode the rest of the page depends on.
 _KEPT = frozenset(

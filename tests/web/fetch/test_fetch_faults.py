@@ -279,3 +279,30 @@ def test_one_tool_serves_successive_event_loops() -> None:
             "dns resolution failed for example.com"
         )
     asyncio.run(fetch.aclose())
+
+
+async def test_the_deadline_covers_the_network_not_the_rendering(
+    make_fetch: FetchFactory, raw_site: RawSiteFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A page that arrived in time is rendered however long that takes: the deadline timer must
+    # not cancel the call once the network part is over.
+    from runvil.web.fetch import tool
+
+    real_render = tool.render_page
+
+    def slow_render(page: tool.Page, request: tool.FetchRequest) -> str:
+        time.sleep(1.5)  # longer than QUICK's 1 s deadline
+        return real_render(page, request)
+
+    monkeypatch.setattr(tool, "render_page", slow_render)
+    body = b"<p>" + b"Words of a paragraph. " * 1_000 + b"</p>"  # over the inline limit
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(head("200 OK", "Content-Type: text/html", length=len(body)) + body)
+        await writer.drain()
+
+    await raw_site(answer)
+    result = await make_fetch(QUICK).call({"url": "https://example.com/", "max_chars": 21})
+    assert result == expect_page(
+        "https://example.com/", "Words of a paragraph.", truncated=True, extraction="readability"
+    )

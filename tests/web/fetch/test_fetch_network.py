@@ -15,7 +15,7 @@ from runvil.web import DnsError, FetchPolicy, WebFetch
 from runvil.web.fetch.connector import _checked_socket, open_session, permitted
 from runvil.web.fetch.network import DialPermit, DialRefused, Network, identity_route
 from tests.fixtures.internet import FakeInternet
-from tests.web.fetch.conftest import SiteFactory, expect_page
+from tests.web.fetch.conftest import RawSiteFactory, SiteFactory, expect_page, head
 
 
 async def hello(request: web.Request) -> web.Response:
@@ -340,3 +340,26 @@ def test_a_route_must_name_an_address() -> None:
 
 async def test_dns_error_type_is_exported() -> None:
     assert issubclass(DnsError, Exception) and not issubclass(DnsError, OSError)
+
+
+async def test_the_request_head_is_exactly_ours(fetch: WebFetch, raw_site: RawSiteFactory) -> None:
+    # The fetch's own headers are the request class's automatic ones: each sent once, with
+    # our values, and none of aiohttp's defaults beside them.
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(head("200 OK", "Content-Type: text/plain", length=2) + b"ok")
+        await writer.drain()
+
+    server = await raw_site(answer)
+    assert await fetch.call({"url": "https://example.com/a?b=1"}) == expect_page(
+        "https://example.com/a?b=1", "ok"
+    )
+    lines = server.requests[0].decode("latin-1").split("\r\n")
+    assert lines[0] == "GET /a?b=1 HTTP/1.1"
+    fields = sorted(line.split(": ", 1)[0].lower() for line in lines[1:] if line)
+    assert fields == ["accept", "accept-encoding", "host", "user-agent"]
+    assert (
+        "Accept: text/html,application/xhtml+xml,application/json;q=0.9,application/xml;q=0.9,"
+        "text/*;q=0.8,*/*;q=0.1" in lines
+    )
+    assert "Accept-Encoding: gzip, deflate, br, zstd" in lines
+    assert "User-Agent: harness-webfetch/0.0" in lines

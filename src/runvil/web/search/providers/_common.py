@@ -12,7 +12,7 @@ import html
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import ada_url
@@ -46,6 +46,27 @@ def result_rows(document: Any) -> list[dict[str, Any]]:
         if not isinstance(row, dict) or not isinstance(row.get("url"), str):
             raise malformed()
     return rows
+
+
+def rows_as_results(
+    document: Any, age_field: str, age: Callable[[object], str | None]
+) -> list[SearchResult]:
+    """The rows of a ``{"results": [...]}`` answer as results, for the vendors that share that
+    shape (Tavily, SearXNG): ``title``, ``url``, ``content`` as the description, the vendor's
+    own date field read by ``age``, and the url's hostname as the site name."""
+    results: list[SearchResult] = []
+    for row in result_rows(document):
+        url = row["url"].strip()
+        results.append(
+            SearchResult(
+                title=clean_text(row.get("title")),
+                url=url,
+                description=clean_text(row.get("content")),
+                age=age(row.get(age_field)),
+                site_name=hostname_of(url) if url else None,
+            )
+        )
+    return results
 
 
 def hostname_of(url: str) -> str | None:

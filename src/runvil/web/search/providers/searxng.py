@@ -26,11 +26,10 @@ from runvil.web.search.providers._common import (
     describe_error_body,
     escape_controls,
     filter_domains,
-    hostname_of,
     looks_like_html,
     malformed,
     query_with_operators,
-    result_rows,
+    rows_as_results,
     truncate,
     unreadable_error,
 )
@@ -116,18 +115,7 @@ def _language(search_lang: str | None, country: str | None) -> str | None:
 
 
 def parse_results(document: Any) -> list[SearchResult]:
-    results: list[SearchResult] = []
-    for row in result_rows(document):
-        url = row["url"].strip()
-        results.append(
-            SearchResult(
-                title=clean_text(row.get("title")),
-                url=url,
-                description=clean_text(row.get("content")),
-                age=_age(row.get("publishedDate")),
-                site_name=hostname_of(url) if url else None,
-            )
-        )
+    results = rows_as_results(document, "publishedDate", _age)
     if not results:
         failed = _unresponsive(document.get("unresponsive_engines"))
         if failed:

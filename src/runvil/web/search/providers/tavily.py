@@ -16,12 +16,10 @@ from typing import Any
 
 from runvil.web.search.provider import SearchRequest, SearchResult
 from runvil.web.search.providers._common import (
-    clean_text,
     decode_json,
-    hostname_of,
     normal_domain,
     optional_text,
-    result_rows,
+    rows_as_results,
 )
 from runvil.web.search.providers._keyed import KeyedProvider
 
@@ -92,19 +90,7 @@ def request_body(request: SearchRequest) -> dict[str, Any]:
 
 
 def parse_results(document: Any) -> list[SearchResult]:
-    results: list[SearchResult] = []
-    for row in result_rows(document):
-        url = row["url"].strip()
-        results.append(
-            SearchResult(
-                title=clean_text(row.get("title")),
-                url=url,
-                description=clean_text(row.get("content")),
-                age=optional_text(row.get("published_date")),
-                site_name=hostname_of(url) if url else None,
-            )
-        )
-    return results
+    return rows_as_results(document, "published_date", optional_text)
 
 
 def _error_detail(body: bytes) -> str | None:

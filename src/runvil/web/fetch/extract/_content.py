@@ -135,37 +135,37 @@ def class_weight(element: Element) -> int:
 
 
 def _unlikely(element: Element) -> bool:
-    attrs = element.attrs
-    if not attrs or element.tag in ("body", "a", "article", "main"):
+    """Class or id names that mark page furniture (comments, sidebars, share bars...)."""
+    if element.tag in ("body", "a", "article", "main"):
         return False
-    names = (attrs.get("class") or "") + " " + (attrs.get("id") or "")
-    if len(names) < 2:
-        return False
-    verdict = _unlikely_names.get(names)
-    if verdict is None:
-        verdict = bool(_UNLIKELY.search(names)) and not _MAYBE.search(names)
-        if len(_unlikely_names) > _CACHE_LIMIT:
-            _unlikely_names.clear()
-        _unlikely_names[names] = verdict
-    return verdict
+    return _names_say(element, _UNLIKELY, _unlikely_names)
 
 
 _unlikely_inside_names: dict[str, bool] = {}
 
 
 def _unlikely_inside(element: Element) -> bool:
+    """Class or id names that mark furniture inside an article's content."""
+    if element.tag in _HEADING_TAGS:
+        return False
+    return _names_say(element, _UNLIKELY_INSIDE, _unlikely_inside_names)
+
+
+def _names_say(element: Element, pattern: re.Pattern[str], verdicts: dict[str, bool]) -> bool:
+    """Whether the element's class and id names match ``pattern`` and not :data:`_MAYBE`,
+    memoised in ``verdicts``: pages repeat the same class strings thousands of times."""
     attrs = element.attrs
-    if not attrs or element.tag in _HEADING_TAGS:
+    if not attrs:
         return False
     names = (attrs.get("class") or "") + " " + (attrs.get("id") or "")
     if len(names) < 2:
         return False
-    verdict = _unlikely_inside_names.get(names)
+    verdict = verdicts.get(names)
     if verdict is None:
-        verdict = bool(_UNLIKELY_INSIDE.search(names)) and not _MAYBE.search(names)
-        if len(_unlikely_inside_names) > _CACHE_LIMIT:
-            _unlikely_inside_names.clear()
-        _unlikely_inside_names[names] = verdict
+        verdict = bool(pattern.search(names)) and not _MAYBE.search(names)
+        if len(verdicts) > _CACHE_LIMIT:
+            verdicts.clear()
+        verdicts[names] = verdict
     return verdict
 
 

@@ -363,3 +363,41 @@ async def test_the_request_head_is_exactly_ours(fetch: WebFetch, raw_site: RawSi
     )
     assert "Accept-Encoding: gzip, deflate, br, zstd" in lines
     assert "User-Agent: harness-webfetch/0.0" in lines
+
+
+# --- pooled connections the server has closed ----------------------------------------------------
+
+
+async def test_a_pooled_connection_the_server_dropped_is_retried_on_a_new_one(
+    fetch: WebFetch, raw_site: RawSiteFactory
+) -> None:
+    opened: list[int] = []
+
+    async def answer_once_then_drop(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        opened.append(len(opened) + 1)
+        writer.write(head("200 OK", "Content-Type: text/plain", length=5) + b"hello")
+        await writer.drain()
+        if len(opened) == 1:
+            # Keep-alive as far as the client knows; the next request on this connection is
+            # read and the connection dropped without an answer.
+            await reader.readuntil(b"\r\n\r\n")
+            writer.close()
+
+    server = await raw_site(answer_once_then_drop)
+    page = expect_page("https://example.com/", "hello")
+    assert await fetch.call({"url": "https://example.com/"}) == page
+    assert await fetch.call({"url": "https://example.com/"}) == page
+    assert server.connections == 2  # the dropped pooled connection, then one fresh retry
+
+
+async def test_a_request_is_retried_only_once(fetch: WebFetch, raw_site: RawSiteFactory) -> None:
+    async def drop(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.close()  # every request is read and its connection dropped unanswered
+
+    server = await raw_site(drop)
+    assert await fetch.call({"url": "https://example.com/a?b=c"}) == (
+        "fetch failed for https://example.com/a?b=c: network error; try a different URL"
+    )
+    assert server.connections == 2

@@ -15,6 +15,9 @@ aiohttp does the HTTP; this module decides where it may connect. Each hop runs w
    hop's approved addresses. A connection approved on an earlier call is closed instead of
    reused if the name has since moved, so pooling never bypasses a fresh lookup.
 
+Requests go out through :func:`send_get`, which drives the session's connector, request class and
+response parser directly instead of through ``ClientSession.get`` (see its docstring for why).
+
 The session is anonymous by construction: no proxy (``trust_env=False``, whatever
 ``HTTPS_PROXY`` says), a cookie jar that keeps nothing, no default credentials, a fixed
 ``User-Agent``, and no automatic decompression (bodies go through our bounded decoders).
@@ -32,8 +35,10 @@ import aiohttp
 from aiohttp import hdrs
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.client_proto import ResponseHandler
-from aiohttp.client_reqrep import ClientRequest
+from aiohttp.client_reqrep import ClientRequest, ClientResponse
+from aiohttp.helpers import TimerNoop
 from aiohttp.streams import StreamReader
+from yarl import URL
 
 from runvil.web.fetch.network import DialPermit, DialRefused, Network, normalise_endpoint
 from runvil.web.fetch.policy import FetchPolicy
@@ -223,3 +228,87 @@ def _request_class(user_agent: str) -> type[ClientRequest]:
         }
 
     return _FetchRequest
+
+
+#: The request timer for a session without a total timeout (the fetch's deadline is its own); it
+#: holds no state, so every request shares one.
+_NO_TIMER = TimerNoop()
+
+
+async def send_get(
+    session: aiohttp.ClientSession, url: URL, headers: dict[str, str] | None
+) -> ClientResponse:
+    """Send ``GET url`` over ``session``'s guarded connector; return the response, head read.
+
+    This is what ``ClientSession.get(url, allow_redirects=False)`` does for a fetch, minus the
+    per-request machinery a fetch never uses: cookie filtering, proxy and netrc lookup, auth,
+    URL rebuilding, tracing, middlewares, redirect handling and a total-timeout handle. Measured
+    on ``bench/fetch.py``, that machinery cost more CPU than every check the fetch adds
+    (docs/benchmarks.md). What is left is aiohttp's own core, unchanged: the session's
+    connector (with its permit checks and pool), its request class and its response parser
+    limits, the connect timeout mapped to ``ConnectionTimeoutError`` as aiohttp maps it, and
+    aiohttp's one retry when a pooled connection turns out to be closed by the server.
+
+    It reads a few of the session's private attributes; aiohttp is pinned to the 3.14 series
+    (pyproject.toml), and every network test goes through here.
+    """
+    connector = session.connector
+    if connector is None or session.closed:
+        raise aiohttp.ClientConnectionError("the fetch session is closed")
+    timeout = session.timeout
+    retry_stale_connection = True
+    while True:
+        request = session._request_class(
+            hdrs.METH_GET,
+            url,
+            headers=headers,
+            loop=session._loop,
+            response_class=session._response_class,
+            session=session,
+            timer=_NO_TIMER,
+        )
+        try:
+            return await _exchange_once(session, connector, request, timeout)
+        except aiohttp.ClientConnectorError:
+            raise  # no connection was made, so none was stale (aiohttp retries none either)
+        except (aiohttp.ClientOSError, aiohttp.ServerDisconnectedError):
+            if not retry_stale_connection:
+                raise
+            retry_stale_connection = False
+
+
+async def _exchange_once(
+    session: aiohttp.ClientSession,
+    connector: aiohttp.BaseConnector,
+    request: ClientRequest,
+    timeout: aiohttp.ClientTimeout,
+) -> ClientResponse:
+    """One attempt: a connection (pooled or new), the request, the response head."""
+    try:
+        connection = await connector.connect(request, traces=[], timeout=timeout)
+    except TimeoutError as exc:
+        raise aiohttp.ConnectionTimeoutError(f"Connection timeout to host {request.url}") from exc
+    protocol = connection.protocol
+    assert protocol is not None  # a connection handed out by the connector is open
+    protocol.set_response_params(
+        timer=_NO_TIMER,
+        read_until_eof=True,
+        auto_decompress=False,
+        read_timeout=timeout.sock_read,
+        read_bufsize=session._read_bufsize,
+        timeout_ceil_threshold=connector._timeout_ceil_threshold,
+        max_line_size=session._max_line_size,
+        max_field_size=session._max_field_size,
+        max_headers=session._max_headers,
+    )
+    try:
+        response = await request.send(connection)
+        try:
+            await response.start(connection)
+        except BaseException:
+            response.close()
+            raise
+    except BaseException:
+        connection.close()
+        raise
+    return response

@@ -21,7 +21,7 @@ from yarl import URL
 
 from runvil.web.fetch import failures
 from runvil.web.fetch.admission import TargetUrl
-from runvil.web.fetch.connector import permitted
+from runvil.web.fetch.connector import permitted, send_get
 from runvil.web.fetch.content import (
     BodyKind,
     ContentTypeMissing,
@@ -132,7 +132,7 @@ async def exchange(
         if url.host_port_subcomponent != target.host_header:
             headers = {"Host": target.host_header}
         with permitted(permit):
-            response = await session.get(url, allow_redirects=False, headers=headers)
+            response = await send_get(session, url, headers)
     except aiohttp.ServerTimeoutError:
         raise failures.timed_out(target.display) from None
     except (aiohttp.ClientError, OSError, DialRefused, ValueError):

@@ -247,7 +247,8 @@ async def send_get(
     (docs/benchmarks.md). What is left is aiohttp's own core, unchanged: the session's
     connector (with its permit checks and pool), its request class and its response parser
     limits, the connect timeout mapped to ``ConnectionTimeoutError`` as aiohttp maps it, and
-    aiohttp's one retry when a pooled connection turns out to be closed by the server.
+    aiohttp's single retry of a request whose connection the server dropped (most often a
+    pooled connection that had gone stale); a connection that could not be made is not retried.
 
     It reads a few of the session's private attributes; aiohttp is pinned to the 3.14 series
     (pyproject.toml), and every network test goes through here.

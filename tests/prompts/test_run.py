@@ -47,6 +47,19 @@ async def go(text_: str, host: Host, **kwargs: Any) -> str:
     return await run_prompt(parse_prompt(text_, source="t.md"), host=host, nonce=NONCE, **kwargs)
 
 
+async def lua_threads_started_since(before: set[int | None]) -> list[threading.Thread]:
+    """The prompt threads started after ``before`` was taken that are still alive after up to
+    2 s for them to unwind."""
+    for _ in range(100):
+        left = [
+            t for t in threading.enumerate() if t.name == "runvil-lua" and t.ident not in before
+        ]
+        if not left:
+            break
+        await asyncio.sleep(0.02)
+    return left
+
+
 async def go_error(text_: str, host: Host, **kwargs: Any) -> RunError:
     with pytest.raises(RunError) as caught:
         await go(text_, host, **kwargs)
@@ -334,14 +347,7 @@ async def test_cancelling_the_run_stops_the_lua_thread(host: Host) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    for _ in range(100):
-        lua_threads = [
-            t for t in threading.enumerate() if t.name == "runvil-lua" and t.ident not in before
-        ]
-        if not lua_threads:
-            break
-        await asyncio.sleep(0.02)
-    assert lua_threads == []
+    assert await lua_threads_started_since(before) == []
 
 
 async def test_instruction_limit_ends_the_run(host: Host) -> None:
@@ -408,11 +414,4 @@ async def test_wall_time_stops_loops_of_costly_instructions(host: Host) -> None:
         "the run exceeded its wall-time limit (0.5 seconds)",
     )
     # the thread noticed the deadline itself: none is left behind once it has unwound
-    for _ in range(100):
-        left = [
-            t for t in threading.enumerate() if t.name == "runvil-lua" and t.ident not in before
-        ]
-        if not left:
-            break
-        await asyncio.sleep(0.02)
-    assert left == []
+    assert await lua_threads_started_since(before) == []

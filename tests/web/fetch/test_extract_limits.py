@@ -17,6 +17,17 @@ from tests.web.fetch.test_extract_fuzz import html_soup
 BASE = "https://example.com/dir/page.html"
 
 
+def assert_the_stop_changes_nothing(html: str, raw: bool, limit: int) -> None:
+    """Stopping at ``max_chars=limit`` keeps the label, the first ``limit + 1`` characters and
+    whether the text is longer than ``limit`` exactly as the whole rendering has them: all the
+    fetch reads of it."""
+    whole, label = render_html(html, BASE, raw)
+    cut, cut_label = render_html(html, BASE, raw, max_chars=limit)
+    assert cut_label == label
+    assert cut[: limit + 1] == whole[: limit + 1]
+    assert (len(cut) > limit) == (len(whole) > limit)
+
+
 # --- the nesting cap -----------------------------------------------------------------------------
 
 
@@ -114,11 +125,7 @@ def _page(shape: str, count: int) -> str:
 @pytest.mark.parametrize("raw", [False, True])
 def test_the_stop_keeps_the_first_max_chars_exactly(shape: str, limit: int, raw: bool) -> None:
     html = _page(SHAPES[shape], 3_000)
-    whole, label = render_html(html, BASE, raw)
-    cut, cut_label = render_html(html, BASE, raw, max_chars=limit)
-    assert cut_label == label
-    assert cut[: limit + 1] == whole[: limit + 1]
-    assert (len(cut) > limit) == (len(whole) > limit)
+    assert_the_stop_changes_nothing(html, raw, limit)
 
 
 def test_the_stop_really_stops() -> None:
@@ -152,11 +159,7 @@ def test_any_mix_keeps_the_first_max_chars_exactly(
     blocks: list[str], count: int, limit: int, raw: bool
 ) -> None:
     html = "<body>" + "".join(blocks[n % len(blocks)].format(n=n) for n in range(count))
-    whole, label = render_html(html, BASE, raw)
-    cut, cut_label = render_html(html, BASE, raw, max_chars=limit)
-    assert cut_label == label
-    assert cut[: limit + 1] == whole[: limit + 1]
-    assert (len(cut) > limit) == (len(whole) > limit)
+    assert_the_stop_changes_nothing(html, raw, limit)
 
 
 @pytest.mark.parametrize(
@@ -183,11 +186,7 @@ def test_nesting_that_hides_behind_end_tags_is_still_capped(html: str) -> None:
 def test_tag_soup_keeps_the_first_max_chars_exactly(soup: str, repeat: int, limit: int) -> None:
     # Unclosed, misnested and stray tags, repeated until the walk passes the stop's checks.
     html = soup * repeat
-    whole, label = render_html(html, BASE, True)
-    cut, cut_label = render_html(html, BASE, True, max_chars=limit)
-    assert cut_label == label
-    assert cut[: limit + 1] == whole[: limit + 1]
-    assert (len(cut) > limit) == (len(whole) > limit)
+    assert_the_stop_changes_nothing(html, True, limit)
 
 
 def _table(rows: int, row: str, before: str = "", after: str = "") -> str:
@@ -215,11 +214,7 @@ TABLES = {
 @pytest.mark.parametrize("limit", [1, 500, 40_000])
 def test_a_big_table_keeps_the_first_max_chars_exactly(name: str, limit: int) -> None:
     html = TABLES[name]
-    whole, label = render_html(html, BASE, True)
-    cut, cut_label = render_html(html, BASE, True, max_chars=limit)
-    assert cut_label == label
-    assert cut[: limit + 1] == whole[: limit + 1]
-    assert (len(cut) > limit) == (len(whole) > limit)
+    assert_the_stop_changes_nothing(html, True, limit)
 
 
 def test_a_big_table_of_rows_alone_stops_early() -> None:

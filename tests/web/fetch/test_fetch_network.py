@@ -401,3 +401,25 @@ async def test_a_request_is_retried_only_once(fetch: WebFetch, raw_site: RawSite
         "fetch failed for https://example.com/a?b=c: network error; try a different URL"
     )
     assert server.connections == 2
+
+
+async def test_a_connection_that_could_not_be_made_is_not_retried(
+    fetch: WebFetch, internet: FakeInternet
+) -> None:
+    accepted: list[int] = []
+
+    async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.append(1)  # a TCP listener that closes before any TLS handshake
+        writer.close()
+
+    server = await asyncio.start_server(hang_up, "127.0.0.1", 0)
+    try:
+        internet.dns["example.com"] = ["93.184.216.34"]
+        internet.routes[("93.184.216.34", 443)] = ("127.0.0.1", server.sockets[0].getsockname()[1])
+        assert await fetch.call({"url": "https://example.com/x?y"}) == (
+            "fetch failed for https://example.com/x?y: network error; try a different URL"
+        )
+        assert accepted == [1]
+    finally:
+        server.close()
+        await server.wait_closed()

@@ -10,11 +10,18 @@ Runs, in one process and on the same pages of the development set
   ``simple_json_from_html_string(use_readability=False)`` then markdownify (ATX).
 
 Scores are word 4-gram shingle precision and recall against the ground-truth text, after
-stripping markdown syntax and normalising text (NFKC, quotes, dashes, spaces, case); F1 comes from
-mean precision and mean recall. Article pages are scored by source, then pooled. Non-article
-pages report recall against the page's visible text, since they must come back whole. The
-trafilatura pages, which carry snippets only, report the share of ``with`` snippets found and of
-``without`` snippets absent.
+stripping markdown syntax (and any backslash before an ASCII punctuation character, which is how
+markdown escapes page text) and normalising text (NFKC, quotes, dashes, spaces, case); F1 comes
+from mean precision and mean recall. Article pages are scored by subset (news and blog articles,
+other articles), by source and by ``page_type``. Non-article pages report recall against the
+page's visible text, since they must come back whole. The trafilatura pages, which carry
+snippets only, report the share of ``with`` snippets found, of ``without`` snippets absent, and
+of all their snippets right (found or absent as they should be).
+
+The held-out tenth: every page whose registered domain (from its ``url``; by ``id`` for a page
+without one) hashes (SHA-256) into bucket 0 of 10 is set aside. It is skipped unless
+``--holdout`` is given, which scores only it: the extractor is tuned on the other nine tenths and
+the held-out score is measured once, at the end, to show how far its rules carry to other sites.
 
 CPU is ``time.process_time`` per page, the fastest of ``--repeat`` runs, with the extractors
 interleaved page by page so that load from other work on the machine weighs on all alike. Peak
@@ -24,7 +31,8 @@ pass so it does not disturb the timings. The 8 MiB check renders one synthetic p
 development pages' bodies, then the worst shapes per byte (a huge table, list, links, tiny
 paragraphs, prose paragraphs, flat text, deep nesting), each in a forked child.
 
-Usage: ``python bench/extraction.py [--data DIR] [--only NAME,...] [--repeat N] [--worst N]``
+Usage: ``python bench/extraction.py [--data DIR] [--only NAME,...] [--repeat N] [--worst N]
+[--holdout] [--sample N] [--pages REGEX] [--no-memory] [--no-big]``
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from __future__ import annotations
 import argparse
 import gc
 import gzip
+import hashlib
 import json
 import re
 import statistics
@@ -47,7 +56,10 @@ from typing import Any
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "extraction-dev"
 PLACEHOLDER_URL = "https://example.invalid/page"
 
-Extractor = Callable[[str, str], str]
+# An extractor returns its text and, for runvil, the extraction label ("" for the others).
+Extractor = Callable[[str, str], tuple[str, str]]
+HOLDOUT_BUCKETS = 10
+HOLDOUT_BUCKET = 0
 
 
 # --- extractors --------------------------------------------------------------------------------
@@ -56,8 +68,8 @@ Extractor = Callable[[str, str], str]
 def runvil_extractor() -> Extractor:
     from runvil.web.fetch.extract import render_html
 
-    def run(html: str, url: str) -> str:
-        return render_html(html, url, False)[0]
+    def run(html: str, url: str) -> tuple[str, str]:
+        return render_html(html, url, False)
 
     return run
 
@@ -65,9 +77,9 @@ def runvil_extractor() -> Extractor:
 def trafilatura_extractor(output_format: str) -> Extractor:
     import trafilatura
 
-    def run(html: str, url: str) -> str:
+    def run(html: str, url: str) -> tuple[str, str]:
         text = trafilatura.extract(html, url=url, output_format=output_format)
-        return text or ""
+        return text or "", ""
 
     return run
 
@@ -76,12 +88,12 @@ def readability_extractor() -> Extractor:
     from markdownify import markdownify
     from readability import Document
 
-    def run(html: str, url: str) -> str:
+    def run(html: str, url: str) -> tuple[str, str]:
         try:
             summary = Document(html, url=url).summary(html_partial=True)
         except Exception:
-            return ""
-        return str(markdownify(summary, heading_style="ATX"))
+            return "", ""
+        return str(markdownify(summary, heading_style="ATX")), ""
 
     return run
 
@@ -90,15 +102,15 @@ def mcp_fetch_extractor() -> Extractor:
     from markdownify import markdownify
     from readabilipy.simple_json import simple_json_from_html_string
 
-    def run(html: str, url: str) -> str:
+    def run(html: str, url: str) -> tuple[str, str]:
         try:
             result = simple_json_from_html_string(html, use_readability=False)
         except Exception:
-            return ""
+            return "", ""
         content = result.get("content")
-        if not content:
-            return ""  # the server answers "<error>Page failed to be simplified from HTML</error>"
-        return str(markdownify(content, heading_style="ATX"))
+        if not content:  # the server: "<error>Page failed to be simplified from HTML</error>"
+            return "", ""
+        return str(markdownify(content, heading_style="ATX")), ""
 
     return run
 
@@ -120,7 +132,8 @@ _MD_LINE_SYNTAX = re.compile(r"(?m)^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+|\d
 _MD_FENCE = re.compile(r"(?m)^[ \t]*(?:```|~~~)[^\n]*$")
 _MD_TABLE_RULE = re.compile(r"(?m)^[ \t]*\|?[ \t:|-]*-{3,}[ \t:|-]*$")
 _MD_EMPHASIS = re.compile(r"(\*\*|__|\*|`+|~~)")
-_MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])")
+# A backslash before ASCII punctuation is a markdown escape of the page's own text.
+_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _QUOTES = str.maketrans(
     {
         "‘": "'", "’": "'", "‚": "'", "‛": "'", "“": '"', "”": '"', "„": '"', "‟": '"',
@@ -188,6 +201,7 @@ class Page:
     source: str
     kind: str
     page_type: str | None
+    news: bool
     url: str
     text: str | None
     with_: list[str]
@@ -196,11 +210,58 @@ class Page:
     size: int
 
 
-def load_pages(data: Path) -> list[Page]:
+# A web-archive capture names the original URL after the capture's timestamp.
+_ARCHIVED = re.compile(r"^https?://[^/]+/web/\d+[a-z_]*/(https?://.+)$", re.IGNORECASE)
+
+
+def registered_domain(url: str | None) -> str | None:
+    """The registered domain (eTLD+1, from the public suffix list ``tld`` ships) of ``url``, or
+    of the original URL inside a web-archive capture; ``None`` without a URL."""
+    if not url:
+        return None
+    from tld import get_fld
+
+    archived = _ARCHIVED.match(url)
+    if archived:
+        url = archived.group(1)
+    domain = get_fld(url, fail_silently=True)
+    if domain:
+        return str(domain).lower()
+    host = re.sub(r"^[a-z]+://", "", url.lower()).split("/", 1)[0].split(":", 1)[0]
+    return host.removeprefix("www.") or None
+
+
+def is_held_out(page_id: str, url: str | None) -> bool:
+    """Whether a page is in the held-out tenth: its registered domain (its id without a URL)
+    hashes into :data:`HOLDOUT_BUCKET`, so every page of one site falls on the same side."""
+    key = registered_domain(url) or f"id:{page_id}"
+    digest = hashlib.sha256(key.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % HOLDOUT_BUCKETS == HOLDOUT_BUCKET
+
+
+def _sampled(page_id: str, sample: int) -> bool:
+    """A fixed pseudo-random 1/``sample`` of the pages, for quick runs while iterating."""
+    digest = hashlib.sha256(f"sample:{page_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % sample == 0
+
+
+def load_pages(
+    data: Path, holdout: bool = False, sample: int = 1, only: str | None = None
+) -> list[Page]:
+    """The pages of one split: the tuning nine tenths, or with ``holdout`` the held-out tenth.
+    ``sample`` keeps one page in that many, ``only`` the pages whose id matches the regex.
+    Pages outside the split are never read."""
+    pattern = re.compile(only) if only else None
     pages = []
     with (data / "ground-truth.jsonl").open(encoding="utf-8") as lines:
         for line in lines:
             record = json.loads(line)
+            if is_held_out(record["id"], record.get("url")) != holdout:
+                continue
+            if sample > 1 and not _sampled(record["id"], sample):
+                continue
+            if pattern is not None and not pattern.search(record["id"]):
+                continue
             path = data / "pages" / f"{record['id']}.html.gz"
             with gzip.open(path, "rt", encoding="utf-8") as handle:
                 html = handle.read()
@@ -210,6 +271,7 @@ def load_pages(data: Path) -> list[Page]:
                     source=record["source"],
                     kind=record["kind"],
                     page_type=record.get("page_type"),
+                    news=bool(record.get("news")),
                     url=record.get("url") or PLACEHOLDER_URL,
                     text=record.get("text"),
                     with_=record.get("with") or [],
@@ -228,6 +290,7 @@ def load_pages(data: Path) -> list[Page]:
 class Result:
     name: str
     outputs: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
     cpu: dict[str, float] = field(default_factory=dict)
     peak: dict[str, int] = field(default_factory=dict)
 
@@ -262,12 +325,13 @@ def run_extractors(
     for page in pages:
         for name, extractor in extractors.items():
             best = float("inf")
-            output = ""
+            output = label = ""
             for _ in range(repeat):
                 started = time.process_time()
-                output = extractor(page.html, page.url)
+                output, label = extractor(page.html, page.url)
                 best = min(best, time.process_time() - started)
             results[name].outputs[page.id] = output
+            results[name].labels[page.id] = label
             results[name].cpu[page.id] = best
     return list(results.values())
 
@@ -384,86 +448,174 @@ def _prf(pairs: list[tuple[float, float]]) -> tuple[float, float, float]:
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
+@dataclass
+class Scores:
+    """One extractor's scores on one group of pages."""
+
+    pages: int = 0
+    p: float = 0.0
+    r: float = 0.0
+    f1: float = 0.0
+    found: int = 0  # ``with`` snippets found
+    with_total: int = 0
+    absent: int = 0  # ``without`` snippets absent
+    without_total: int = 0
+
+    @property
+    def with_rate(self) -> float:
+        return self.found / self.with_total if self.with_total else 0.0
+
+    @property
+    def without_rate(self) -> float:
+        return self.absent / self.without_total if self.without_total else 0.0
+
+    @property
+    def right(self) -> float:
+        """The share of all snippets that are right: ``with`` found, ``without`` absent."""
+        total = self.with_total + self.without_total
+        return (self.found + self.absent) / total if total else 0.0
+
+
+def score(result: Result, pages: list[Page]) -> Scores:
+    """Full-text pages: mean P and R, F1 from them; every page: its snippet counts."""
+    scores = Scores(pages=len(pages))
+    pairs = [precision_recall(result.outputs[pg.id], pg.text) for pg in pages if pg.text]
+    scores.p, scores.r, scores.f1 = _prf(pairs)
+    for page in pages:
+        a, b, c, d = snippet_rates(result.outputs[page.id], page.with_, page.without)
+        scores.found += a
+        scores.with_total += b
+        scores.absent += c
+        scores.without_total += d
+    return scores
+
+
+def _groups(pages: list[Page]) -> list[tuple[str, list[Page]]]:
+    """The subsets reported: news and blog articles by source, other articles by source, every
+    article page, each ``page_type``, and the non-article pages."""
+    articles = [p for p in pages if p.kind == "article"]
+    groups: list[tuple[str, list[Page]]] = []
+    for label, news in (("news", True), ("other articles", False)):
+        for source in ("wcxb", "mozilla-readability", "trafilatura"):
+            chosen = [p for p in articles if p.news == news and p.source == source]
+            if chosen:
+                groups.append((f"{label}: {source}", chosen))
+    groups.append(("all articles: full text", [p for p in articles if p.text]))
+    groups.append(("all articles: snippets only", [p for p in articles if not p.text]))
+    for page_type in sorted({p.page_type or "(none)" for p in articles}):
+        chosen = [p for p in articles if (p.page_type or "(none)") == page_type]
+        groups.append((f"page_type {page_type}", chosen))
+    for source in ("wcxb", "mozilla-readability", "trafilatura"):
+        chosen = [p for p in articles if p.source == source]
+        if chosen:
+            groups.append((f"source {source}", chosen))
+    return groups
+
+
 def report(results: list[Result], pages: list[Page], worst: int) -> dict[str, Any]:
-    articles = [p for p in pages if p.kind == "article" and p.text]
-    snippets = [p for p in pages if p.kind == "article" and not p.text]
+    """Print one table per subset and the CPU figures; return the figures as data."""
     others = [p for p in pages if p.kind == "non-article"]
-    summary: dict[str, Any] = {}
-    header = (
-        f"{'extractor':<16} {'P':>6} {'R':>6} {'F1':>6} | {'wcxb':>5} {'mozrd':>5} | "
-        f"{'with':>5} {'w/o':>5} | {'nonart R':>8} | {'med ms':>7} {'p95 ms':>7} {'MB/s':>6} | "
-        f"{'peak MB':>7}"
-    )
-    print(header)
-    print("-" * len(header))
+    summary: dict[str, Any] = {result.name: {} for result in results}
+    width = max(len(result.name) for result in results)
+    for title, group in _groups(pages):
+        full = sum(1 for p in group if p.text)
+        print(f"\n{title} ({len(group)} pages, {full} with full text)")
+        for result in results:
+            scores = score(result, group)
+            summary[result.name][title] = scores
+            line = f"  {result.name:<{width}}"
+            if full:
+                line += f"  F1 {scores.f1:.3f} (P {scores.p:.3f} R {scores.r:.3f})"
+            if scores.with_total or scores.without_total:
+                line += (
+                    f"  snippets right {scores.right:.3f} (with {scores.with_rate:.3f}, "
+                    f"w/o {scores.without_rate:.3f})"
+                )
+            labels = [result.labels.get(p.id) for p in group]
+            if any(labels):
+                line += f"  raw-html {labels.count('raw-html')}/{len(group)}"
+            print(line)
+    if others:
+        print(f"\nnon-articles ({len(others)} pages): recall against the visible text")
+        for result in results:
+            recall = statistics.fmean(
+                precision_recall(result.outputs[pg.id], pg.text or "")[1] for pg in others
+            )
+            summary[result.name]["non-articles R"] = recall
+            labels = [result.labels.get(p.id) for p in others]
+            extra = f"  raw-html {labels.count('raw-html')}/{len(others)}" if any(labels) else ""
+            print(f"  {result.name:<{width}}  R {recall:.3f}{extra}")
+    print("\nCPU per page (time.process_time) and peak RSS growth")
+    megabytes = sum(pg.size for pg in pages) / 1e6
     for result in results:
-        pairs = {p.id: precision_recall(result.outputs[p.id], p.text or "") for p in articles}
-        p, r, f1 = _prf(list(pairs.values()))
-        by_source = {
-            source: _prf([pairs[pg.id] for pg in articles if pg.source == source])[2]
-            for source in ("wcxb", "mozilla-readability")
-        }
-        found = total = absent = total_without = 0
-        for page in snippets:
-            a, b, c, d = snippet_rates(result.outputs[page.id], page.with_, page.without)
-            found, total, absent, total_without = (
-                found + a,
-                total + b,
-                absent + c,
-                total_without + d,
-            )
-        other_recall = statistics.fmean(
-            precision_recall(result.outputs[pg.id], pg.text or "")[1] for pg in others
-        )
         cpu = list(result.cpu.values())
-        megabytes = sum(pg.size for pg in pages) / 1e6
         peak = max(result.peak.values(), default=0) / 1e6
-        line = (
-            f"{result.name:<16} {p:6.3f} {r:6.3f} {f1:6.3f} | {by_source['wcxb']:5.3f} "
-            f"{by_source['mozilla-readability']:5.3f} | {found / max(total, 1):5.3f} "
-            f"{absent / max(total_without, 1):5.3f} | {other_recall:8.3f} | "
-            f"{statistics.median(cpu) * 1000:7.2f} {_percentile(cpu, 0.95) * 1000:7.2f} "
-            f"{megabytes / sum(cpu):6.2f} | {peak:7.1f}"
+        summary[result.name]["median_ms"] = statistics.median(cpu) * 1000
+        print(
+            f"  {result.name:<{width}}  median {statistics.median(cpu) * 1000:7.2f} ms  "
+            f"p95 {_percentile(cpu, 0.95) * 1000:7.2f} ms  {megabytes / sum(cpu):6.2f} MB/s  "
+            f"peak {peak:5.1f} MB"
         )
-        print(line)
-        summary[result.name] = {
-            "P": p,
-            "R": r,
-            "F1": f1,
-            "median_ms": statistics.median(cpu) * 1000,
-            "nonarticle_R": other_recall,
-        }
-        if worst and result.name == "runvil":
-            ranked = sorted(
-                pairs.items(), key=lambda item: 2 * item[1][0] * item[1][1] / (sum(item[1]) or 1)
-            )
-            print("  worst article pages (P, R):")
-            for page_id, (pp, rr) in ranked[:worst]:
-                print(f"    {page_id:<50} {pp:.2f} {rr:.2f}")
-            nonart = sorted(
-                (
-                    (pg.id, precision_recall(result.outputs[pg.id], pg.text or "")[1])
-                    for pg in others
-                ),
-                key=lambda item: item[1],
-            )
-            print("  worst non-article pages (R):")
-            for page_id, rr in nonart[:worst]:
-                print(f"    {page_id:<50} {rr:.2f}")
+    names = [result.name for result in results]
+    if worst and "runvil" in names:
+        _worst(results[names.index("runvil")], pages, worst)
     return summary
+
+
+def _worst(result: Result, pages: list[Page], worst: int) -> None:
+    """runvil's worst pages: full-text articles by F1, snippet pages by snippets wrong,
+    non-articles by recall."""
+    articles = [p for p in pages if p.kind == "article"]
+    pairs = {p.id: precision_recall(result.outputs[p.id], p.text) for p in articles if p.text}
+    ranked = sorted(pairs.items(), key=lambda item: _prf([item[1]])[2])
+    print("\nrunvil's worst full-text article pages (P, R, label):")
+    for page_id, (pp, rr) in ranked[:worst]:
+        print(f"  {page_id:<60} {pp:.2f} {rr:.2f} {result.labels.get(page_id, '')}")
+    wrong = []
+    for page in articles:
+        if page.text:
+            continue
+        a, b, c, d = snippet_rates(result.outputs[page.id], page.with_, page.without)
+        wrong.append((b - a + d - c, page.id, b - a, d - c))
+    wrong.sort(reverse=True)
+    print("runvil's worst snippet pages (with missing, without present, label):")
+    for _, page_id, missing, present in wrong[:worst]:
+        print(f"  {page_id:<60} {missing} {present} {result.labels.get(page_id, '')}")
+    nonart = sorted(
+        (
+            (pg.id, precision_recall(result.outputs[pg.id], pg.text or "")[1])
+            for pg in pages
+            if pg.kind == "non-article"
+        ),
+        key=lambda item: item[1],
+    )
+    print("runvil's worst non-article pages (R):")
+    for page_id, rr in nonart[:worst]:
+        print(f"  {page_id:<60} {rr:.2f}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--only", default=",".join(EXTRACTORS))
+    parser.add_argument("--only", default=",".join(EXTRACTORS), help="extractors to run")
     parser.add_argument("--repeat", type=int, default=1, help="runs per page; the fastest counts")
     parser.add_argument("--worst", type=int, default=0, help="list runvil's N worst pages")
+    parser.add_argument(
+        "--holdout", action="store_true", help="score only the held-out tenth (once, at the end)"
+    )
+    parser.add_argument("--sample", type=int, default=1, help="keep one page in N (quick runs)")
+    parser.add_argument("--pages", default=None, help="keep the pages whose id matches this regex")
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--no-big", action="store_true")
     args = parser.parse_args()
-    pages = load_pages(args.data)
-    print(f"{len(pages)} pages, {sum(p.size for p in pages) / 1e6:.1f} MB, from {args.data}")
+    pages = load_pages(args.data, args.holdout, args.sample, args.pages)
+    split = "held-out tenth" if args.holdout else "tuning split (held-out tenth skipped)"
+    print(
+        f"{len(pages)} pages of the {split}, {sum(p.size for p in pages) / 1e6:.1f} MB, "
+        f"from {args.data}"
+    )
+    if not pages:
+        return 1
     extractors = {name: EXTRACTORS[name]() for name in args.only.split(",")}
     results = run_extractors(extractors, pages, args.repeat)
     if not args.no_memory:
@@ -471,10 +623,12 @@ def main() -> int:
             measure_memory(result, extractors[result.name], pages)
     report(results, pages, args.worst)
     names = [r.name for r in results]
-    if "runvil" in names and "trafilatura-txt" in names:
+    if "runvil" in names:
         ours = statistics.median(results[names.index("runvil")].cpu.values())
-        theirs = statistics.median(results[names.index("trafilatura-txt")].cpu.values())
-        print(f"median CPU ratio runvil / trafilatura-txt: {ours / theirs:.3f}")
+        for other in ("trafilatura-txt", "trafilatura-md"):
+            if other in names:
+                theirs = statistics.median(results[names.index(other)].cpu.values())
+                print(f"median CPU ratio runvil / {other}: {ours / theirs:.3f}")
     if not args.no_big and "runvil" in names:
         html = big_page(pages)
         size = len(html.encode("utf-8"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from ._content import PARAGRAPH_MIN_CHARS, is_article, is_boilerplate, select
+from ._content import PARAGRAPH_MIN_CHARS, Skipper, is_article, select
 from ._dom import Document, parse
 from ._markdown import Renderer, Resolver
 from ._urls import make_resolver
@@ -99,9 +99,12 @@ def _article(document: Document, resolve: Resolver) -> str:
     # fails it after rendering too, so a big table or listing is not rendered twice.
     if not is_article(document, selection, selection.chars, selection.chars):
         return ""
-    renderer = Renderer(resolve, is_boilerplate)
+    skipper = Skipper(selection)
+    renderer = Renderer(resolve, skipper)
     text = renderer.render(selection.roots)
     article_chars = selection.chars - renderer.skipped_chars
-    if not is_article(document, selection, article_chars, renderer.readable_chars):
+    if not is_article(
+        document, selection, article_chars, renderer.readable_chars, skipper.dense_chars, text
+    ):
         return ""
     return text

@@ -23,6 +23,9 @@ from __future__ import annotations
 import re
 
 from ._dom import ARIA_HIDDEN, DETACHED, FURNITURE, INLINE, Document, Element, is_readable
+from ._names import FURNITURE as NAMED_FURNITURE
+from ._names import SHORT, WEAK, furniture
+from ._signals import body_probes
 
 PARAGRAPH_MIN_CHARS = 25
 # An element holding more than this share of the page's text is treated as a page wrapper even
@@ -83,10 +86,17 @@ _TAG_BASE = {
 # Page-kind decision (tuned on the development set; docs/extraction.md).
 _REPEATED_MIN = 5
 _PROSE_TAGS = frozenset({"p", "br", "span", "a"})
+_CARD_MAX_CHARS = 1500
+_CARDS_SHARE = 0.5
+_LEADING_LINKS = 0.6
+_DECLARED_SHARE = 0.1
+_DECLARED_READABLE = 0.2
 _ARTICLE_MIN_SHARE = 0.3
 _ARTICLE_MIN_READABLE_SHARE = 0.7
-_LISTING_REPEATED_SHARE = 0.5
-_LISTING_ARTICLE_SHARE = 0.9
+_KEPT_SHARE = 0.7
+_HEADINGS_PER_1000 = 4
+_TITLE_LINKS_PER_1000 = 3
+_LINK_TEXT_SHARE = 0.15
 _SERIES_MIN_ITEMS = 3
 _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _BOILERPLATE_MAX_CHARS = 2000  # a bigger block named like boilerplate is content after all
@@ -174,10 +184,13 @@ class Selection:
     page's text measures the page-kind decision compares the article with."""
 
     __slots__ = (
+        "cards",
         "chars",
         "content_chars",
+        "declared",
+        "outside_chars",
+        "outside_readable",
         "readable_chars",
-        "repeated",
         "roots",
         "score",
         "series",
@@ -191,14 +204,17 @@ class Selection:
         self.chars = sum(root.chars for root in roots)
         self.content_chars = 0  # page text outside furniture and unlikely blocks
         self.readable_chars = 0  # of that, text in blocks that are not mostly links
+        self.outside_chars = 0  # content_chars outside the roots
+        self.outside_readable = 0  # readable_chars outside the roots
         self.series = False  # the roots are look-alike siblings (posts, or cards)
-        self.repeated: tuple[float, int] | None = None  # repeated_items, once computed
+        self.declared = False  # the page marks the article's container (microdata, JSON-LD)
+        self.cards: bool | None = None  # _cards, once computed
 
 
 def select(document: Document) -> Selection:
     """Score every candidate container and choose the article's subtrees."""
     elements = document.elements
-    excluded = _excluded_flags(elements)
+    excluded = _excluded_flags(elements, _readable_below(elements))
     furniture_chars = 0
     readable_chars = 0
     for element in elements:
@@ -210,8 +226,29 @@ def select(document: Document) -> Selection:
             readable_chars += element.own_chars
     content_chars = document.body.chars - furniture_chars
     selection = _select(document, excluded)
+    prose, densest = _densest(document, excluded)
+    declared = _declared(document, prose)
+    selection = _choose(selection, densest, declared, prose)
+    selection.declared = declared is not None
     selection.content_chars = content_chars
     selection.readable_chars = readable_chars
+    inside_chars = inside_readable = 0
+    stack = list(selection.roots)
+    while stack:
+        element = stack.pop()
+        if excluded[element.index]:
+            continue
+        if element.tag in INLINE:  # its own text is its block's; look only for blocks in it
+            if element.own_chars != element.chars:
+                stack.extend(child for child in element.children if type(child) is Element)
+            continue
+        if is_readable(element):
+            inside_readable += element.own_chars
+        inside_chars += element.own_chars
+        if element.own_chars != element.chars:
+            stack.extend(child for child in element.children if type(child) is Element)
+    selection.outside_chars = max(0, content_chars - inside_chars)
+    selection.outside_readable = max(0, readable_chars - inside_readable)
     return selection
 
 
@@ -293,12 +330,35 @@ def _first_class(element: Element) -> str:
     return parts[0] if parts else ""
 
 
-def _excluded_flags(elements: list[Element]) -> list[bool]:
-    """Per element: whether it lies inside furniture, an aria-hidden or an unlikely subtree."""
+def _readable_below(elements: list[Element]) -> list[int]:
+    """Per element: the readable text (own text of blocks that are not mostly links) in its
+    subtree, furniture or not."""
+    readable = [0] * len(elements)
+    inline = INLINE
+    for element in reversed(elements):  # children come after their parents
+        if element.flags & DETACHED:
+            continue
+        index = element.index
+        own = element.own_chars
+        if own and element.link_chars * 2 < element.chars and element.tag not in inline:
+            readable[index] += own
+        parent = element.parent
+        if parent is not None:
+            readable[parent.index] += readable[index]
+    return readable
+
+
+def _excluded_flags(elements: list[Element], readable: list[int] | None = None) -> list[bool]:
+    """Per element: whether it lies inside furniture, an aria-hidden or an unlikely subtree.
+
+    Furniture that wraps most of the page (over half its text, or over half its readable
+    text) is a wrapper: an ASP.NET ``<form>``, a ``<header>`` around everything, an ``<aside>``
+    or a ``socialicons-sticky`` block that a theme put around the article."""
     excluded = [False] * len(elements)
     if not elements:
         return excluded
     total = elements[0].chars
+    total_readable = readable[0] if readable else 0
     for element in elements:
         parent = element.parent
         if (parent is not None and excluded[parent.index]) or element.flags & (
@@ -306,8 +366,9 @@ def _excluded_flags(elements: list[Element]) -> list[bool]:
         ):
             excluded[element.index] = True
         elif element.flags & FURNITURE or _unlikely(element):
-            # A <form> or <header> that wraps most of the page is a wrapper, not furniture.
-            excluded[element.index] = element.chars <= total * _WRAPPER_SHARE
+            excluded[element.index] = element.chars <= total * _WRAPPER_SHARE and (
+                readable is None or readable[element.index] <= total_readable * _WRAPPER_SHARE
+            )
     return excluded
 
 
@@ -400,83 +461,369 @@ def _last_text(element: Element) -> str:
             return ""
 
 
-def is_boilerplate(element: Element) -> bool:
-    """Whether an element inside the article is boilerplate to leave out."""
+def _named(element: Element) -> int:
+    """What the element's class and id names say (``_names``): furniture, furniture when
+    short, furniture when mostly links, or nothing."""
+    attrs = element.attrs
+    if not attrs:
+        return 0
+    classes = attrs.get("class")
+    ident = attrs.get("id")
+    if ident:
+        return furniture(f"{classes} {ident}" if classes else ident)
+    return furniture(classes) if classes else 0
+
+
+# Captions and credits of figures: WCXB's texts leave them out (263 of 301 on the tuning split)
+# and so do the trafilatura snippets (51 captions are "without" snippets, 9 "with").
+_CAPTION_TAGS = frozenset({"figcaption"})
+_WEAK_LINK_DENSITY = 0.3
+_SHORT_CHARS = 400  # a login box or a paywall prompt; a longer "paywall" block is the article
+
+
+# Why an element inside the article is left out.
+KEEP = 0
+NAMED = 1  # page furniture by its tag, role, class or id: furniture wherever it is
+DENSE = 2  # a block of links: furniture here, but the stuff listings are made of
+
+
+class Skipper:
+    """The test for what to leave out inside the chosen article (see :func:`boilerplate`),
+    which also counts the text it leaves out for link density: the page-kind decision counts
+    that text as the page's content (a listing's cards are links), while named furniture
+    (comments, share bars, related stories) is not content on any kind of page.
+
+    An element that holds over half of the article is never furniture, whatever it is called:
+    it is a wrapper (an ASP.NET ``<form>``, a ``content-sidebar-wrap``)."""
+
+    __slots__ = ("dense_chars", "wrapper")
+
+    def __init__(self, selection: Selection) -> None:
+        self.wrapper = selection.chars // 2
+        self.dense_chars = 0
+
+    def __call__(self, element: Element) -> bool:
+        if element.chars > self.wrapper:
+            return False
+        verdict = boilerplate(element)
+        if verdict == DENSE:
+            self.dense_chars += element.chars
+        return verdict != KEEP
+
+
+def boilerplate(element: Element) -> int:
+    """Whether an element inside the article is boilerplate to leave out, and why."""
     if element.flags & (FURNITURE | ARIA_HIDDEN):
-        return True
+        return NAMED
     tag = element.tag
     if tag in INLINE:
-        return False
-    weight = class_weight(element)
-    if (weight < 0 or _unlikely_inside(element)) and element.chars < _BOILERPLATE_MAX_CHARS:
-        return True
+        return KEEP
+    if tag in _CAPTION_TAGS:
+        return NAMED
+    named = _named(element)
+    if tag not in _HEADING_TAGS and (
+        named == NAMED_FURNITURE or (named == SHORT and element.chars < _SHORT_CHARS)
+    ):
+        return NAMED
+    density = _link_density(element)
+    if named == WEAK and density > _WEAK_LINK_DENSITY:
+        return DENSE
     if tag in _CONTAINERS and element.own_commas < 10:
-        density = _link_density(element)
-        if density > 0.5 or (
-            density > 0.2 and weight < 25 and element.chars - element.link_chars < _PROSE_CHARS
-        ):
-            return True
+        prose = element.chars - element.link_chars
+        if density > 0.5 or (density > 0.2 and class_weight(element) < 25 and prose < _PROSE_CHARS):
+            return DENSE
+    return KEEP
+
+
+def _cards(selection: Selection) -> bool:
+    """Whether the pick is a listing: five or more look-alike siblings (same tag and class)
+    averaging under :data:`_CARD_MAX_CHARS`, most of which start with a link (the title
+    linking to the item's own page), that hold half of the pick's text, or one of which holds
+    the pick. Sections and posts of an article look alike too, but their text does not start
+    with a link to somewhere else."""
+    for root in selection.roots:
+        node: Element | None = root
+        for _ in range(_SERIES_LEVELS):  # the pick inside one card
+            if node is None or node.parent is None:
+                break
+            alike = _alike(node)
+            if alike is not None and _leading_links(alike):
+                return True
+            node = node.parent
+    threshold = selection.chars * _CARDS_SHARE
+    stack = list(selection.roots)
+    while stack:  # the cards inside the pick
+        element = stack.pop()
+        if element.chars < threshold:
+            continue
+        groups: dict[tuple[str, str | None], list[Element]] = {}
+        for child in element.children:
+            if type(child) is Element and child.chars and child.tag not in _PROSE_TAGS:
+                groups.setdefault((child.tag, child.attrs.get("class")), []).append(child)
+                stack.append(child)
+        for items in groups.values():
+            if len(items) < _REPEATED_MIN:
+                continue
+            chars = sum(item.chars for item in items)
+            if (
+                chars >= threshold
+                and chars < _CARD_MAX_CHARS * len(items)
+                and _leading_links(items)
+            ):
+                return True
     return False
 
 
-def repeated_items(document: Document) -> tuple[float, int]:
-    """The largest run of look-alike siblings: its share of the page's text, and the mean text
-    length of its items.
+def _alike(element: Element) -> list[Element] | None:
+    """``element`` and its siblings of the same tag and class, when there are five or more
+    averaging under :data:`_CARD_MAX_CHARS`."""
+    parent = element.parent
+    if parent is None:
+        return None
+    key = element.attrs.get("class")
+    items = [
+        child
+        for child in parent.children
+        if type(child) is Element
+        and child.tag == element.tag
+        and child.chars
+        and child.attrs.get("class") == key
+    ]
+    if len(items) < _REPEATED_MIN or sum(item.chars for item in items) >= _CARD_MAX_CHARS * len(
+        items
+    ):
+        return None
+    return items
 
-    Five or more siblings with the same tag and class (cards, result rows, product tiles) that
-    hold much of the page's text mark a listing, whatever its paragraphs look like.
-    """
-    total = document.body.chars
-    if not total:
-        return 0.0, 0
-    best = 0
-    best_count = 1
-    for element in document.elements:
-        if element.flags & DETACHED:
+
+def _leading_links(items: list[Element]) -> bool:
+    """Whether most items' first text is inside a link."""
+    linked = sum(1 for item in items if _starts_with_link(item))
+    return linked >= _LEADING_LINKS * len(items)
+
+
+def _starts_with_link(element: Element) -> bool:
+    stack: list[tuple[Element | str, bool]] = [(element, element.tag == "a")]
+    while stack:
+        node, in_link = stack.pop()
+        if type(node) is str:
+            if node.strip():
+                return in_link
             continue
-        groups: dict[tuple[str, str | None], list[int]] = {}
-        for child in element.children:
-            if type(child) is Element and child.chars and child.tag not in _PROSE_TAGS:
-                key = (child.tag, child.attrs.get("class"))
-                group = groups.get(key)
-                if group is None:
-                    groups[key] = [1, child.chars]
-                else:
-                    group[0] += 1
-                    group[1] += child.chars
-        for count, chars in groups.values():
-            if count >= _REPEATED_MIN and chars > best:
-                best = chars
-                best_count = count
-    return best / total, best // best_count
+        assert isinstance(node, Element)
+        if not node.chars:
+            continue
+        in_link = in_link or node.tag == "a"
+        stack.extend((child, in_link) for child in reversed(node.children))
+    return False
 
 
 def is_article(
-    document: Document, selection: Selection, article_chars: int, article_readable: int
+    document: Document,
+    selection: Selection,
+    article_chars: int,
+    article_readable: int,
+    dense_chars: int = 0,
+    text: str | None = None,
 ) -> bool:
     """Whether the page is an article, so that returning only its main content is right.
 
-    The extracted content must be the bulk of the page outside its furniture: at least 30% of
-    that text, and at least 70% of its readable text (blocks that are not mostly links). And a
-    page whose look-alike items (cards, rows, tiles) hold over half its text is a listing unless
-    the content is nearly all of it. Otherwise the page comes back whole (``raw-html``).
+    Not an article (the page comes back whole, ``raw-html``):
 
-    The verdict never turns from no to yes when ``article_chars`` or ``article_readable``
-    shrink, so ``render_html`` asks first with the selection's own size as both, before
-    rendering anything.
+    - a listing: the pick is a run of cards that start with a link, or one of them
+      (:func:`_cards`), or look-alike items averaging under 300 characters;
+    - the article is a small part of the page: its text is under :data:`_DECLARED_SHARE` of
+      the page's text outside furniture (link blocks skipped inside the pick count as the
+      page's), or its readable text under :data:`_DECLARED_READABLE` of the page's;
+    - for a page that does not declare itself an article (``og:type``, JSON-LD, microdata), the
+      same with the stricter :data:`_ARTICLE_MIN_SHARE` and :data:`_ARTICLE_MIN_READABLE_SHARE`,
+      and an article that reads like a list of links: under :data:`_KEPT_SHARE` of the pick
+      kept, over :data:`_HEADINGS_PER_1000` headings or :data:`_TITLE_LINKS_PER_1000` title
+      links per 1,000 characters, or over :data:`_LINK_TEXT_SHARE` of its text in links.
+
+    ``text`` is the rendered article, ``None`` before rendering: the verdict never turns from
+    no to yes as ``article_chars`` or ``article_readable`` shrink, or when ``text`` is given,
+    so ``render_html`` asks first with the selection's own size, before rendering anything.
     """
-    if not selection.content_chars or not selection.readable_chars:
+    if not article_chars or not article_readable:
         return False
     if selection.series and selection.chars < _SERIES_POST_CHARS * len(selection.roots):
         return False  # short look-alike items are cards of a listing, not posts of a thread
-    share = article_chars / selection.content_chars
-    if share < _ARTICLE_MIN_SHARE:
+    if selection.cards is None:
+        selection.cards = _cards(selection)
+    if selection.cards:
         return False
-    if article_readable / selection.readable_chars < _ARTICLE_MIN_READABLE_SHARE:
+    share = article_chars / (article_chars + selection.outside_chars + dense_chars)
+    readable = article_readable / (article_readable + selection.outside_readable)
+    if selection.declared or document.signals.declares_article:
+        return share >= _DECLARED_SHARE and readable >= _DECLARED_READABLE
+    if share < _ARTICLE_MIN_SHARE or readable < _ARTICLE_MIN_READABLE_SHARE:
         return False
-    if selection.repeated is None:
-        selection.repeated = repeated_items(document)
-    repeated, item_chars = selection.repeated
-    if repeated <= _LISTING_REPEATED_SHARE:
+    if article_chars < _KEPT_SHARE * selection.chars:
+        return False
+    if text is None:
         return True
-    return share >= _LISTING_ARTICLE_SHARE and item_chars >= _SERIES_POST_CHARS
+    return not _reads_like_links(text)
+
+
+_LINE_HEADING = re.compile(r"^#{1,6} ", re.MULTILINE)
+_TITLE_LINK = re.compile(r"(?<!!)\[([^\]\n]{15,})\]\(")
+_ANY_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(")
+
+
+def _reads_like_links(text: str) -> bool:
+    """Whether rendered markdown reads like a listing: many headings or title links for its
+    size, or much of its text in links."""
+    size = max(len(text), 1)
+    if len(_LINE_HEADING.findall(text)) * 1000 > _HEADINGS_PER_1000 * size:
+        return True
+    if len(_TITLE_LINK.findall(text)) * 1000 > _TITLE_LINKS_PER_1000 * size:
+        return True
+    linked = sum(len(found) for found in _ANY_LINK.findall(text))
+    return linked > _LINK_TEXT_SHARE * size
+
+
+# --- the densest prose, and what the page declares -------------------------------------------
+
+# Link text and text fragments count against a subtree at this weight; prose counts for it.
+_JUNK_WEIGHT = 0.5
+
+
+def _densest(document: Document, excluded: list[bool]) -> tuple[list[int], Element]:
+    """Per element, the prose in its subtree (own text of non-excluded blocks of a paragraph's
+    length that are not mostly links, minus their link text), and the element whose subtree
+    has the most prose net of its other text (link text, short fragments, excluded blocks),
+    counted at :data:`_JUNK_WEIGHT`.
+
+    Readability's scores spread each paragraph over five ancestors only, so an article whose
+    paragraphs each sit in their own wrappers (page builders, CMS "paragraph" components) or
+    whose sections are separate blocks scores below a compact teaser or a title block with a
+    ``content`` class. The prose sum has no such horizon: it finds where the text is."""
+    elements = document.elements
+    count = len(elements)
+    prose = [0] * count
+    junk = [0] * count
+    block_links = [0] * count
+    inline = INLINE
+    for element in reversed(elements):  # children come after their parents
+        index = element.index
+        parent = element.parent
+        if element.flags & DETACHED:
+            continue
+        if excluded[index]:
+            if parent is not None:
+                junk[parent.index] += element.chars
+            continue
+        tag = element.tag
+        own = element.own_chars
+        if own and tag not in inline and tag not in _HEADING_TAGS:
+            own_links = element.link_chars - block_links[index]
+            if own >= PARAGRAPH_MIN_CHARS and own_links * 2 < own:
+                prose[index] += own - own_links
+                junk[index] += own_links
+            else:
+                junk[index] += own
+        if parent is not None:
+            prose[parent.index] += prose[index]
+            junk[parent.index] += junk[index]
+            if tag not in inline:
+                block_links[parent.index] += element.link_chars
+    best = document.body
+    best_value = float("-inf")
+    for element in elements:
+        index = element.index
+        if excluded[index] or element.tag in inline:
+            continue
+        value = prose[index] - _JUNK_WEIGHT * junk[index]
+        if value > best_value:
+            best = element
+            best_value = value
+    return prose, best
+
+
+def _declared(document: Document, prose: list[int]) -> Element | None:
+    """The container the page declares for its article text: the element marked
+    ``itemprop="articleBody"`` holding the most prose, or else the smallest element holding
+    both the start and the end of the JSON-LD ``articleBody`` (found by a few runs of its
+    words). ``None`` when there is neither, or when it holds no prose."""
+    best: Element | None = None
+    for element in document.elements:
+        attrs = element.attrs
+        if (
+            attrs
+            and attrs.get("itemprop") == "articleBody"
+            and (best is None or prose[element.index] > prose[best.index])
+        ):
+            best = element
+    if best is not None and prose[best.index]:
+        return best
+    probes = body_probes(document.signals.article_body)
+    if not probes:
+        return None
+    found: list[Element] = []
+    for probe in probes:
+        holder = _holder(document, probe)
+        if holder is not None:
+            found.append(holder)
+    if len(found) < 2:
+        return None
+    common = _common_ancestor(found[0], found[-1])
+    return common if common is not None and prose[common.index] else None
+
+
+def _holder(document: Document, probe: str) -> Element | None:
+    """The first element whose own text contains ``probe`` (whitespace collapsed)."""
+    first = probe.split(" ", 1)[0]
+    for element in document.elements:
+        if element.flags & DETACHED:
+            continue
+        for child in element.children:
+            if type(child) is str and first in child and probe in " ".join(child.split()):
+                return element
+    return None
+
+
+def _common_ancestor(one: Element, other: Element) -> Element | None:
+    ancestors = set()
+    node: Element | None = one
+    while node is not None:
+        ancestors.add(node.index)
+        node = node.parent
+    node = other
+    while node is not None:
+        if node.index in ancestors:
+            return node
+        node = node.parent
+    return None
+
+
+# A pick holding under this share of the prose of the other candidate is a fragment of it.
+_FRAGMENT_SHARE = 0.25
+# A pick holding under this share of the declared body's prose is a piece of it.
+_PIECE_SHARE = 0.6
+
+
+def _choose(
+    selection: Selection, densest: Element, declared: Element | None, prose: list[int]
+) -> Selection:
+    """Readability's pick, unless it is a fragment of the densest prose (a title block, a
+    teaser, one section of an article split into many) or the page declares where its
+    article is and the declaration holds the text."""
+    picked = sum(prose[root.index] for root in selection.roots)
+    # The pick is a piece of the declared body, or lies elsewhere. (A declared body inside the
+    # pick never narrows it: sites leave the lead paragraph or the title out of it.)
+    if (
+        declared is not None
+        and picked < _PIECE_SHARE * prose[declared.index]
+        and not any(_contains(root, declared) for root in selection.roots)
+    ):
+        return _single(declared, selection.score)
+    if (not selection.roots or picked < _FRAGMENT_SHARE * prose[densest.index]) and not any(
+        _contains(root, densest) for root in selection.roots
+    ):
+        return _single(densest, selection.score)
+    return selection
+
+
+def _single(root: Element, score: float) -> Selection:
+    return Selection([root], root, score)

@@ -17,6 +17,7 @@ import re
 from selectolax.lexbor import LexborHTMLParser
 
 from ._nesting import limit_nesting
+from ._signals import Signals, read_signals
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -116,14 +117,15 @@ def is_readable(element: Element) -> bool:
 
 class Document:
     """The parsed page: its ``body`` element, every element in document order (``body`` first),
-    and the ``<base href>`` the page declares (``None`` when it declares none).
+    the ``<base href>`` the page declares (``None`` when it declares none), and what it
+    declares about itself (``signals``: Open Graph type, JSON-LD).
 
     ``longest_own_text`` is the most own text (``own_chars``) of any block element: a page
     whose longest is below what makes a paragraph has nothing to score, and the content scorer
     is not run on it at all (a page of 600,000 table cells or links saves a quarter second).
     """
 
-    __slots__ = ("base_href", "body", "elements", "longest_own_text")
+    __slots__ = ("base_href", "body", "elements", "longest_own_text", "signals")
 
     def __init__(
         self,
@@ -131,11 +133,13 @@ class Document:
         elements: list[Element],
         base_href: str | None,
         longest_own_text: int = 0,
+        signals: Signals | None = None,
     ) -> None:
         self.body = body
         self.elements = elements
         self.base_href = base_href
         self.longest_own_text = longest_own_text
+        self.signals = signals if signals is not None else Signals()
 
 
 def _hidden_style(style: str) -> bool:
@@ -164,13 +168,14 @@ def parse(html: str) -> Document:
     base = tree.css_first("base[href]")
     if base is not None:
         base_href = base.attributes.get("href")
+    signals = read_signals(tree, data)
     body = Element("body", {}, None)
     elements = [body]
     start = tree.body
     if start is None:
         start = tree.root
     if start is None:
-        return Document(body, elements, base_href)
+        return Document(body, elements, base_href, 0, signals)
     dropped = _DROPPED
     inline = INLINE
     furniture_tags = _FURNITURE_TAGS
@@ -272,4 +277,4 @@ def parse(html: str) -> Document:
         pending.append(node)
         current = element
         node = child
-    return Document(body, elements, base_href, max(longest, body.own_chars))
+    return Document(body, elements, base_href, max(longest, body.own_chars), signals)

@@ -380,9 +380,7 @@ class Renderer:
         root.flush()
         return True
 
-    def _enough_in_table(
-        self, limit: int, elements: list[Element], positions: list[int]
-    ) -> bool:
+    def _enough_in_table(self, limit: int, elements: list[Element], positions: list[int]) -> bool:
         """:meth:`_enough` for a walk inside one big data table, the root frame's only open
         frame, between two rows. The rows so far are a prefix of the table's text when what is
         left of the table is rows alone (no caption or other text, which prints before the

@@ -1,0 +1,151 @@
+"""What an element's ``class`` and ``id`` names say about it: page furniture, or content.
+
+Sites name their blocks after what they are (``comments``, ``share-bar``, ``relatedPosts``,
+``newsletter-signup``, ``article-body``), so the names are good evidence, but only as words.
+Matching substrings, as Readability does, reads ``com-paragraph`` as a comment, ``tagStyle_x`` as
+a tag list, ``media-box`` as media chrome and every ``elementor-widget-container`` (the page
+builder's wrapper around each paragraph) as a sidebar widget, and threw whole articles away.
+
+So a name is split into words, at separators and at lower-to-upper case changes
+(``relatedPosts`` is ``related`` ``posts``), and each word is compared with vocabularies:
+
+- *furniture* words (navigation, comments, sharing, related stories, newsletters, ads, author
+  boxes, paywalls...), matched at the start of a word, so ``comments``, ``sharebar`` and
+  ``relatedposts`` match while ``commentary`` does not;
+- *weak* words (``widget``, ``meta``, ``teaser``, ``sticky``...), which describe furniture on
+  some sites and content wrappers on others: they count only for a block that holds little
+  prose (``_content`` decides);
+- a few *phrases* that sites glue into one word (``readmore``, ``youmayalsolike``), found in
+  the names with every separator removed.
+
+Verdicts are memoised per name string: a page repeats the same class strings thousands of
+times.
+"""
+
+from __future__ import annotations
+
+import re
+
+NONE = 0
+WEAK = 1  # furniture only when the block is mostly links
+SHORT = 2  # furniture only when the block is short (a paywall prompt, a login box)
+FURNITURE = 3
+
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+# Each entry matches a word that starts with it. Grouped by the kind of furniture they name.
+_FURNITURE_PREFIXES = (
+    # navigation and page chrome
+    "nav", "menu", "megamenu", "submenu", "dropdown", "flyout", "drawer", "breadcrumb",
+    "footer", "colophon", "copyright", "sidebar", "widgets", "textwidget", "toolbar",
+    "pagination", "pager", "skiplink", "masthead", "topbar", "bottombar",
+    # comments
+    "comment", "disqus", "respond", "reply", "replies",
+    # sharing and following
+    "share", "sharing", "social", "sociable", "follow",
+    # related, recommended, most read, teasers to other pages
+    "related", "recommend", "recirc", "trending", "popular", "mostread", "morestories",
+    "outbrain", "taboola",
+    # newsletters and subscriptions
+    "newsletter", "subscri", "signup", "optin",
+    # ads and promotion
+    "advert", "sponsor", "promo", "dfp", "adslot", "adunit", "adcontainer", "adwrap",
+    "affiliate",
+    # author boxes and bylines
+    "author", "byline",
+    # tags and categories
+    "tags", "taglist", "taxonomy", "categories", "keywords",
+    # dialogs, banners, consent
+    "modal", "popup", "overlay", "banner", "cookie", "consent", "gdpr", "dialog",
+    # calls to action and controls
+    "cta", "btn", "button", "rating", "reaction",
+)  # fmt: skip
+# Words that name furniture exactly (as a prefix they would catch too much: ``ad`` ``address``).
+_FURNITURE_WORDS = frozenset({"ad", "ads", "adv", "bio", "bios", "noprint", "search", "aside"})
+# Words that start like furniture but name content.
+_NOT_FURNITURE = frozenset(
+    {
+        "commentary", "commentaries", "navigator", "shared", "shareholder", "shareholders",
+        "popularity", "promoted", "promotion", "promotions",
+    }
+)  # fmt: skip
+# Furniture when short: the box that asks for a login or a subscription, a gallery's
+# thumbnails and arrows. Sites also put the article's own text in a block called ``paywall``
+# (the part a subscription unlocks), which is long.
+_SHORT_PREFIXES = (
+    "paywall", "regwall", "login", "signin", "register", "registration", "premium",
+    "thumbnails", "thumbs", "carousel", "slider", "lightbox", "gallery", "counter",
+)  # fmt: skip
+_WEAK_PREFIXES = (
+    "widget", "meta", "extra", "teaser", "sticky", "secondary", "tool", "util", "action",
+    "links", "linklist", "card", "media", "caption", "credit", "info", "more", "aux",
+    "complementary", "feedback", "contact",
+)  # fmt: skip
+# Glued phrases, found in the lower-cased names with everything but letters removed.
+_PHRASES = re.compile(
+    r"readmore|continuereading|readnext|readalso|alsoread|youmay(?:also)?like|mightalsolike|"
+    r"moreon|morefrom|aboutauthor|authorbox|authorbio|postnav|nextpost|prevpost|previouspost|"
+    r"tableofcontents|sitemap|skipto|taglist|tagcloud|posttags|entrytags"
+)
+# Words that name an article's own container. A class made only of such words (``post``,
+# ``hentry``, ``entry-content``, ``node--type-article``) protects its element from being
+# taken for furniture by its other classes: WordPress gives a post ``tag-x category-y``
+# classes, Drupal marks a front-page article ``node--promoted``.
+_CONTENT_WORDS = frozenset(
+    {
+        "article", "content", "entry", "hentry", "post", "story", "body", "text", "prose",
+        "main", "richtext", "blog", "single", "node", "type", "page", "field", "item",
+        "inner", "wrapper", "wrap", "container", "h",
+    }
+)  # fmt: skip
+# Of those, the ones that make a class a content class (not just structure).
+_CONTENT_HEADS = frozenset(
+    {"article", "content", "entry", "hentry", "post", "story", "body", "text", "prose", "richtext"}
+)
+
+_CACHE_LIMIT = 20_000
+_verdicts: dict[str, int] = {}
+
+
+def words(names: str) -> list[str]:
+    """The lower-cased words of a class or id string."""
+    return [word.lower() for word in _WORD.findall(names)]
+
+
+def _judge_word(word: str) -> int:
+    if word in _NOT_FURNITURE:
+        return NONE
+    if word in _FURNITURE_WORDS or word.startswith(_FURNITURE_PREFIXES):
+        return FURNITURE
+    if word.startswith(_SHORT_PREFIXES):
+        return SHORT
+    if word.startswith(_WEAK_PREFIXES):
+        return WEAK
+    return NONE
+
+
+def _judge(names: str) -> int:
+    verdict = NONE
+    for name in names.split():
+        found = words(name)
+        if not found:
+            continue
+        if found[-1] in _CONTENT_HEADS and all(word in _CONTENT_WORDS for word in found):
+            return NONE  # a content class: the element is the article's own
+        for word in found:
+            verdict = max(verdict, _judge_word(word))
+        if verdict < FURNITURE and _PHRASES.search("".join(found)):
+            verdict = FURNITURE
+    return verdict
+
+
+def furniture(names: str) -> int:
+    """``FURNITURE``, ``SHORT``, ``WEAK`` or ``NONE`` for the class and id names of an
+    element (space-separated)."""
+    verdict = _verdicts.get(names)
+    if verdict is None:
+        verdict = _judge(names)
+        if len(_verdicts) > _CACHE_LIMIT:
+            _verdicts.clear()
+        _verdicts[names] = verdict
+    return verdict

@@ -1,0 +1,111 @@
+"""What a page declares about itself: its Open Graph type and its schema.org JSON-LD.
+
+Publishers mark up their articles for search engines and social networks, so most news and
+blog pages say what they are: ``<meta property="og:type" content="article">``, and a JSON-LD
+``NewsArticle``, ``BlogPosting`` or ``Article`` object, often with the article's text as
+``articleBody``. A collection page says ``CollectionPage``, ``ItemList`` or
+``SearchResultsPage`` instead.
+
+These declarations are evidence, not truth. Many sites give every page ``og:type=article``;
+an ``articleBody`` can be a teaser, a truncated first paragraph or a stale copy. So
+``_content`` weighs them against the page's own structure; nothing here decides anything.
+
+Reading them costs little: ``og:type`` comes from ``<head>`` only, and JSON-LD is looked for
+only when the page's bytes contain ``ld+json``. Scripts over :data:`_SCRIPT_MAX_CHARS`, more
+than :data:`_SCRIPTS_MAX` scripts and objects nested past :data:`_NODES_MAX` nodes are skipped,
+so a hostile page cannot make this step expensive.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_ARTICLE_TYPE = re.compile(r"(?:Article|Posting|Report)$")
+_LISTING_TYPES = frozenset({"CollectionPage", "ItemList", "SearchResultsPage"})
+_SCRIPT_MAX_CHARS = 512 * 1024
+_SCRIPTS_MAX = 32
+_NODES_MAX = 5000
+_BODY_MIN_CHARS = 200  # an articleBody shorter than this says nothing about where the text is
+
+
+class Signals:
+    """The page's declarations: ``og_type`` (lower-cased, ``""`` when absent), whether its
+    JSON-LD declares an article (``ld_article``) or a collection (``ld_listing``), and the
+    longest ``articleBody`` it gives (``""`` when none)."""
+
+    __slots__ = ("article_body", "ld_article", "ld_listing", "og_type")
+
+    def __init__(self) -> None:
+        self.og_type = ""
+        self.ld_article = False
+        self.ld_listing = False
+        self.article_body = ""
+
+    @property
+    def declares_article(self) -> bool:
+        """An article by its JSON-LD, or by ``og:type`` without a JSON-LD collection."""
+        return self.ld_article or (self.og_type == "article" and not self.ld_listing)
+
+
+def read_signals(tree: Any, data: bytes) -> Signals:
+    """The declarations of a page parsed by lexbor (``tree``) from ``data``."""
+    signals = Signals()
+    head = tree.head
+    if head is not None:
+        meta = head.css_first('meta[property="og:type"]')
+        if meta is not None:
+            signals.og_type = (meta.attributes.get("content") or "").strip().lower()
+    if b"ld+json" in data:
+        for script in tree.css('script[type="application/ld+json"]')[:_SCRIPTS_MAX]:
+            text = script.text(deep=True)
+            if text and len(text) <= _SCRIPT_MAX_CHARS:
+                _read_json_ld(text, signals)
+    return signals
+
+
+def _read_json_ld(text: str, signals: Signals) -> None:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return
+    stack: list[Any] = [data]
+    nodes = 0
+    while stack and nodes < _NODES_MAX:
+        node = stack.pop()
+        nodes += 1
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        types = node.get("@type")
+        for name in types if isinstance(types, list) else [types]:
+            if not isinstance(name, str):
+                continue
+            if _ARTICLE_TYPE.search(name):
+                signals.ld_article = True
+                body = node.get("articleBody")
+                if isinstance(body, str) and len(body) > len(signals.article_body):
+                    signals.article_body = body
+            elif name in _LISTING_TYPES:
+                signals.ld_listing = True
+        for key in ("@graph", "mainEntity", "mainEntityOfPage", "hasPart"):
+            child = node.get(key)
+            if isinstance(child, (dict, list)):
+                stack.append(child)
+
+
+def body_probes(article_body: str) -> list[str]:
+    """Short pieces of a declared ``articleBody`` to look for in the page's text: a run of
+    words from inside its first sentences and from near its end, whitespace collapsed."""
+    words = article_body.split()
+    if len(" ".join(words)) < _BODY_MIN_CHARS:
+        return []
+    probes = []
+    for start in (2, 12, max(0, len(words) - 12)):
+        piece = " ".join(words[start : start + 5])
+        if len(piece) >= 20:
+            probes.append(piece)
+    return probes

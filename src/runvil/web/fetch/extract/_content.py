@@ -89,14 +89,17 @@ _PROSE_TAGS = frozenset({"p", "br", "span", "a"})
 _CARD_MAX_CHARS = 1500
 _CARDS_SHARE = 0.5
 _LEADING_LINKS = 0.6
+_CARD_LINK_DENSITY = 0.1
+_CARD_SIZE_RATIO = 3  # the pick is a card when it is at most this many times the mean card
+_TITLE_CHARS = 12
 _DECLARED_SHARE = 0.1
 _DECLARED_READABLE = 0.2
 _ARTICLE_MIN_SHARE = 0.3
 _ARTICLE_MIN_READABLE_SHARE = 0.7
 _KEPT_SHARE = 0.7
 _HEADINGS_PER_1000 = 4
-_TITLE_LINKS_PER_1000 = 3
-_LINK_TEXT_SHARE = 0.15
+_TITLE_LINKS_PER_1000 = 6
+_LINK_TEXT_SHARE = 0.25
 _SERIES_MIN_ITEMS = 3
 _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _BOILERPLATE_MAX_CHARS = 2000  # a bigger block named like boilerplate is content after all
@@ -537,27 +540,30 @@ def boilerplate(element: Element) -> int:
 
 def _cards(selection: Selection) -> bool:
     """Whether the pick is a listing: five or more look-alike siblings (same tag and class)
-    averaging under :data:`_CARD_MAX_CHARS`, most of which start with a link (the title
-    linking to the item's own page), that hold half of the pick's text, or one of which holds
-    the pick. Sections and posts of an article look alike too, but their text does not start
-    with a link to somewhere else."""
-    for root in selection.roots:
-        node: Element | None = root
+    averaging under :data:`_CARD_MAX_CHARS`, most of which start with a title-length link (to
+    the item's own page) and hold :data:`_CARD_LINK_DENSITY` of their text in links, that hold
+    half of the pick's text, or one of which (of a size like the others') is the pick.
+    Sections and posts of an article look alike too, but do not start with such a link."""
+    roots = selection.roots
+    if len(roots) == 1:
+        node: Element | None = roots[0]
         for _ in range(_SERIES_LEVELS):  # the pick inside one card
             if node is None or node.parent is None:
                 break
-            alike = _alike(node)
-            if alike is not None and _leading_links(alike):
+            items = _alike(node)
+            if (
+                items is not None
+                and node.chars * len(items) <= _CARD_SIZE_RATIO * sum(i.chars for i in items)
+                and _card_like(items)
+            ):
                 return True
             node = node.parent
     threshold = selection.chars * _CARDS_SHARE
-    stack = list(selection.roots)
-    while stack:  # the cards inside the pick
-        element = stack.pop()
-        if element.chars < threshold:
-            continue
+    stack: list[Element] = []
+    children: list[Element | str] = list(roots)  # the pick's roots are siblings too
+    while True:  # the cards inside the pick
         groups: dict[tuple[str, str | None], list[Element]] = {}
-        for child in element.children:
+        for child in children:
             if type(child) is Element and child.chars and child.tag not in _PROSE_TAGS:
                 groups.setdefault((child.tag, child.attrs.get("class")), []).append(child)
                 stack.append(child)
@@ -565,13 +571,13 @@ def _cards(selection: Selection) -> bool:
             if len(items) < _REPEATED_MIN:
                 continue
             chars = sum(item.chars for item in items)
-            if (
-                chars >= threshold
-                and chars < _CARD_MAX_CHARS * len(items)
-                and _leading_links(items)
-            ):
+            if chars >= threshold and chars < _CARD_MAX_CHARS * len(items) and _card_like(items):
                 return True
-    return False
+        while stack and stack[-1].chars < threshold:
+            stack.pop()
+        if not stack:
+            return False
+        children = stack.pop().children
 
 
 def _alike(element: Element) -> list[Element] | None:
@@ -589,32 +595,40 @@ def _alike(element: Element) -> list[Element] | None:
         and child.chars
         and child.attrs.get("class") == key
     ]
-    if len(items) < _REPEATED_MIN or sum(item.chars for item in items) >= _CARD_MAX_CHARS * len(
-        items
-    ):
+    chars = sum(item.chars for item in items)
+    if len(items) < _REPEATED_MIN or chars >= _CARD_MAX_CHARS * len(items):
         return None
     return items
 
 
-def _leading_links(items: list[Element]) -> bool:
-    """Whether most items' first text is inside a link."""
-    linked = sum(1 for item in items if _starts_with_link(item))
-    return linked >= _LEADING_LINKS * len(items)
+def _card_like(items: list[Element]) -> bool:
+    """Whether look-alike items are cards: links hold :data:`_CARD_LINK_DENSITY` of their
+    text, and most of them start with a link of a title's length."""
+    chars = sum(item.chars for item in items)
+    links = sum(item.link_chars for item in items)
+    if links < _CARD_LINK_DENSITY * chars:
+        return False
+    leading = sum(1 for item in items if _starts_with_link(item))
+    return leading >= _LEADING_LINKS * len(items)
 
 
 def _starts_with_link(element: Element) -> bool:
-    stack: list[tuple[Element | str, bool]] = [(element, element.tag == "a")]
+    """Whether the element's first text is a link of at least :data:`_TITLE_CHARS`."""
+    stack: list[tuple[Element | str, Element | None]] = [
+        (element, element if element.tag == "a" else None)
+    ]
     while stack:
-        node, in_link = stack.pop()
+        node, link = stack.pop()
         if type(node) is str:
             if node.strip():
-                return in_link
+                return link is not None and link.chars >= _TITLE_CHARS
             continue
         assert isinstance(node, Element)
         if not node.chars:
             continue
-        in_link = in_link or node.tag == "a"
-        stack.extend((child, in_link) for child in reversed(node.children))
+        if link is None and node.tag == "a":
+            link = node
+        stack.extend((child, link) for child in reversed(node.children))
     return False
 
 
@@ -667,20 +681,23 @@ def is_article(
 
 
 _LINE_HEADING = re.compile(r"^#{1,6} ", re.MULTILINE)
-_TITLE_LINK = re.compile(r"(?<!!)\[([^\]\n]{15,})\]\(")
-_ANY_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(")
+_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\s]*\)")
+_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
 
 
 def _reads_like_links(text: str) -> bool:
-    """Whether rendered markdown reads like a listing: many headings or title links for its
-    size, or much of its text in links."""
-    size = max(len(text), 1)
+    """Whether rendered markdown reads like a listing: many headings or title-length links
+    for the size of its visible text (URLs and images not counted), or much of that text in
+    links."""
+    text = _IMAGE.sub("", text)
+    links = [found.strip() for found in _LINK.findall(text)]
+    size = max(len(text) - sum(len(found) + 4 for found in links), 1)
     if len(_LINE_HEADING.findall(text)) * 1000 > _HEADINGS_PER_1000 * size:
         return True
-    if len(_TITLE_LINK.findall(text)) * 1000 > _TITLE_LINKS_PER_1000 * size:
+    titles = sum(1 for found in links if len(found) >= _TITLE_CHARS)
+    if titles * 1000 > _TITLE_LINKS_PER_1000 * size:
         return True
-    linked = sum(len(found) for found in _ANY_LINK.findall(text))
-    return linked > _LINK_TEXT_SHARE * size
+    return sum(len(found) for found in links) > _LINK_TEXT_SHARE * size
 
 
 # --- the densest prose, and what the page declares -------------------------------------------

@@ -14,6 +14,7 @@ import threading
 from ._content import PARAGRAPH_MIN_CHARS, Skipper, is_article, select
 from ._dom import Document, parse
 from ._markdown import Renderer, Resolver
+from ._signals import dated_path
 from ._urls import make_resolver
 
 __all__ = ["FALLBACK_BYTES", "RAW_HTML", "READABILITY", "render_html"]
@@ -47,6 +48,7 @@ def render_html(
         document = parse(html)
         resolve = make_resolver(base_url, document.base_href)
         if not raw:
+            document.signals.dated_url = dated_path(base_url)
             article = _article(document, resolve)
             if len(article.encode("utf-8", "surrogatepass")) >= FALLBACK_BYTES:
                 return article, READABILITY

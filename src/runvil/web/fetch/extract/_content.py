@@ -766,10 +766,13 @@ def _declared(document: Document, prose: list[int]) -> Element | None:
     best: Element | None = None
     for element in document.elements:
         attrs = element.attrs
-        if (
-            attrs
-            and attrs.get("itemprop") == "articleBody"
-            and (best is None or prose[element.index] > prose[best.index])
+        if not attrs or "itemprop" not in attrs:
+            continue
+        itemprop = attrs.get("itemprop")
+        if itemprop == "datePublished":
+            document.signals.published = True
+        elif itemprop == "articleBody" and (
+            best is None or prose[element.index] > prose[best.index]
         ):
             best = element
     if best is not None and prose[best.index]:

@@ -32,21 +32,30 @@ _BODY_MIN_CHARS = 200  # an articleBody shorter than this says nothing about whe
 
 class Signals:
     """The page's declarations: ``og_type`` (lower-cased, ``""`` when absent), whether its
-    JSON-LD declares an article (``ld_article``) or a collection (``ld_listing``), and the
-    longest ``articleBody`` it gives (``""`` when none)."""
+    JSON-LD declares an article (``ld_article``) or a collection (``ld_listing``), the longest
+    ``articleBody`` it gives (``""`` when none), and whether the page is dated: a publication
+    date in ``article:published_time`` or JSON-LD ``datePublished`` (``published``), or a date
+    in its URL's path (``dated_url``, set by the caller, which knows the URL)."""
 
-    __slots__ = ("article_body", "ld_article", "ld_listing", "og_type")
+    __slots__ = ("article_body", "dated_url", "ld_article", "ld_listing", "og_type", "published")
 
     def __init__(self) -> None:
         self.og_type = ""
         self.ld_article = False
         self.ld_listing = False
         self.article_body = ""
+        self.published = False
+        self.dated_url = False
 
     @property
     def declares_article(self) -> bool:
-        """An article by its JSON-LD, or by ``og:type`` without a JSON-LD collection."""
-        return self.ld_article or (self.og_type == "article" and not self.ld_listing)
+        """An article by its JSON-LD, by ``og:type`` without a JSON-LD collection, or a page
+        with a publication date of its own: a listing has many dates or none."""
+        return (
+            self.ld_article
+            or (self.og_type == "article" and not self.ld_listing)
+            or ((self.published or self.dated_url) and not self.ld_listing)
+        )
 
 
 def read_signals(tree: Any, data: bytes) -> Signals:
@@ -57,6 +66,7 @@ def read_signals(tree: Any, data: bytes) -> Signals:
         meta = head.css_first('meta[property="og:type"]')
         if meta is not None:
             signals.og_type = (meta.attributes.get("content") or "").strip().lower()
+        signals.published = head.css_first('meta[property="article:published_time"]') is not None
     if b"ld+json" in data:
         for script in tree.css('script[type="application/ld+json"]')[:_SCRIPTS_MAX]:
             text = script.text(deep=True)
@@ -91,6 +101,8 @@ def _read_json_ld(text: str, signals: Signals) -> None:
                     signals.article_body = body
             elif name in _LISTING_TYPES:
                 signals.ld_listing = True
+        if node.get("datePublished"):
+            signals.published = True
         for key in ("@graph", "mainEntity", "mainEntityOfPage", "hasPart"):
             child = node.get(key)
             if isinstance(child, (dict, list)):
@@ -109,3 +121,18 @@ def body_probes(article_body: str) -> list[str]:
         if len(piece) >= 20:
             probes.append(piece)
     return probes
+
+
+# A date in a URL's path: /2021/05/12/, /2021-05-12-, /2021/05/.
+_PATH_DATE = re.compile(
+    r"/(?:19|20)\d\d[/-](?:0?[1-9]|1[0-2])(?:[/-](?:0?[1-9]|[12]\d|3[01]))?(?:[/-]|$)"
+)
+
+
+def dated_path(url: str) -> bool:
+    """Whether the path of ``url`` holds a date, as news and blog URLs often do."""
+    start = url.find("//")
+    slash = url.find("/", start + 2 if start >= 0 else 0)
+    if slash < 0:
+        return False
+    return _PATH_DATE.search(url, slash) is not None

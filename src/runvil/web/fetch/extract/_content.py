@@ -151,7 +151,15 @@ def _unlikely(element: Element) -> bool:
     """Class or id names that mark page furniture (comments, sidebars, share bars...)."""
     if element.tag in ("body", "a", "article", "main"):
         return False
-    return _names_say(element, _UNLIKELY, _unlikely_names)
+    if UNLIKELY_MODE == 0:
+        return _names_say(element, _UNLIKELY, _unlikely_names)
+    named = _named(element) == NAMED_FURNITURE
+    if UNLIKELY_MODE == 1:
+        return named
+    return named or _names_say(element, _UNLIKELY, _unlikely_names)
+
+
+UNLIKELY_MODE = 0
 
 
 _unlikely_inside_names: dict[str, bool] = {}
@@ -217,7 +225,7 @@ class Selection:
 def select(document: Document) -> Selection:
     """Score every candidate container and choose the article's subtrees."""
     elements = document.elements
-    excluded = _excluded_flags(elements, _readable_below(elements))
+    excluded, linked = _excluded_flags(elements, _readable_below(elements))
     furniture_chars = 0
     readable_chars = 0
     for element in elements:
@@ -225,11 +233,11 @@ def select(document: Document) -> Selection:
             parent = element.parent
             if parent is not None and not excluded[parent.index]:
                 furniture_chars += element.chars
-        elif is_readable(element):
+        elif is_readable(element) and not linked[element.index]:
             readable_chars += element.own_chars
     content_chars = document.body.chars - furniture_chars
     selection = _select(document, excluded)
-    prose, densest = _densest(document, excluded)
+    prose, densest = _densest(document, excluded, linked)
     declared = _declared(document, prose)
     selection = _choose(selection, densest, declared, prose)
     selection.declared = declared is not None
@@ -245,7 +253,7 @@ def select(document: Document) -> Selection:
             if element.own_chars != element.chars:
                 stack.extend(child for child in element.children if type(child) is Element)
             continue
-        if is_readable(element):
+        if is_readable(element) and not linked[element.index]:
             inside_readable += element.own_chars
         inside_chars += element.own_chars
         if element.own_chars != element.chars:
@@ -351,19 +359,30 @@ def _readable_below(elements: list[Element]) -> list[int]:
     return readable
 
 
-def _excluded_flags(elements: list[Element], readable: list[int] | None = None) -> list[bool]:
-    """Per element: whether it lies inside furniture, an aria-hidden or an unlikely subtree.
+def _excluded_flags(
+    elements: list[Element], readable: list[int] | None = None
+) -> tuple[list[bool], list[bool]]:
+    """Per element: whether it lies inside furniture, an aria-hidden or an unlikely subtree;
+    and whether it lies inside a link.
 
     Furniture that wraps most of the page (over half its text, or over half its readable
     text) is a wrapper: an ASP.NET ``<form>``, a ``<header>`` around everything, an ``<aside>``
-    or a ``socialicons-sticky`` block that a theme put around the article."""
-    excluded = [False] * len(elements)
+    or a ``socialicons-sticky`` block that a theme put around the article.
+
+    Text inside a link is a link's text even in a paragraph of its own: a teaser card is
+    often one ``<a>`` around a title, an image and a paragraph of blurb, and the blurb is
+    not prose the page has to offer besides its article."""
+    count = len(elements)
+    excluded = [False] * count
+    linked = [False] * count
     if not elements:
-        return excluded
+        return excluded, linked
     total = elements[0].chars
     total_readable = readable[0] if readable else 0
     for element in elements:
         parent = element.parent
+        if parent is not None and (linked[parent.index] or parent.tag == "a"):
+            linked[element.index] = True
         if (parent is not None and excluded[parent.index]) or element.flags & (
             ARIA_HIDDEN | DETACHED
         ):
@@ -372,7 +391,7 @@ def _excluded_flags(elements: list[Element], readable: list[int] | None = None) 
             excluded[element.index] = element.chars <= total * _WRAPPER_SHARE and (
                 readable is None or readable[element.index] <= total_readable * _WRAPPER_SHARE
             )
-    return excluded
+    return excluded, linked
 
 
 def _link_density(element: Element) -> float:
@@ -706,7 +725,9 @@ def _reads_like_links(text: str) -> bool:
 _JUNK_WEIGHT = 0.5
 
 
-def _densest(document: Document, excluded: list[bool]) -> tuple[list[int], Element]:
+def _densest(
+    document: Document, excluded: list[bool], linked: list[bool]
+) -> tuple[list[int], Element]:
     """Per element, the prose in its subtree (own text of non-excluded blocks of a paragraph's
     length that are not mostly links, minus their link text), and the element whose subtree
     has the most prose net of its other text (link text, short fragments, excluded blocks),
@@ -734,7 +755,7 @@ def _densest(document: Document, excluded: list[bool]) -> tuple[list[int], Eleme
         tag = element.tag
         own = element.own_chars
         if own and tag not in inline and tag not in _HEADING_TAGS:
-            own_links = element.link_chars - block_links[index]
+            own_links = own if linked[index] else element.link_chars - block_links[index]
             if own >= PARAGRAPH_MIN_CHARS and own_links * 2 < own:
                 prose[index] += own - own_links
                 junk[index] += own_links

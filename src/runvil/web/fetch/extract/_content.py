@@ -201,10 +201,12 @@ class Selection:
         "declared",
         "outside_chars",
         "outside_readable",
+        "page",
         "readable_chars",
         "roots",
         "score",
         "series",
+        "teasers",
         "top",
     )
 
@@ -220,12 +222,15 @@ class Selection:
         self.series = False  # the roots are look-alike siblings (posts, or cards)
         self.declared = False  # the page marks the article's container (microdata, JSON-LD)
         self.cards: bool | None = None  # _cards, once computed
+        self.teasers: tuple[int, int] | None = None  # _teasers, once computed
+        self.page: tuple[Document, list[bool], list[int]] | None = None
 
 
 def select(document: Document) -> Selection:
     """Score every candidate container and choose the article's subtrees."""
     elements = document.elements
-    excluded, linked = _excluded_flags(elements, _readable_below(elements))
+    readable_below = _readable_below(elements)
+    excluded, linked = _excluded_flags(elements, readable_below)
     furniture_chars = 0
     readable_chars = 0
     for element in elements:
@@ -260,6 +265,7 @@ def select(document: Document) -> Selection:
             stack.extend(child for child in element.children if type(child) is Element)
     selection.outside_chars = max(0, content_chars - inside_chars)
     selection.outside_readable = max(0, readable_chars - inside_readable)
+    selection.page = (document, excluded, readable_below)
     return selection
 
 
@@ -686,17 +692,68 @@ def is_article(
         selection.cards = _cards(selection)
     if selection.cards:
         return False
-    share = article_chars / (article_chars + selection.outside_chars + dense_chars)
-    readable = article_readable / (article_readable + selection.outside_readable)
+    outside = selection.outside_chars
+    outside_readable = selection.outside_readable
+    share = article_chars / (article_chars + outside + dense_chars)
+    readable = article_readable / (article_readable + outside_readable)
     if selection.declared or document.signals.declares_article:
         return share >= _DECLARED_SHARE and readable >= _DECLARED_READABLE
+    if TEASERS and (share < _ARTICLE_MIN_SHARE or readable < _ARTICLE_MIN_READABLE_SHARE):
+        if selection.teasers is None:
+            selection.teasers = _teasers(selection)
+        teaser_chars, teaser_readable = selection.teasers
+        outside = max(0, outside - teaser_chars)
+        outside_readable = max(0, outside_readable - teaser_readable)
+        share = article_chars / (article_chars + outside + dense_chars)
+        readable = article_readable / (article_readable + outside_readable)
     if share < _ARTICLE_MIN_SHARE or readable < _ARTICLE_MIN_READABLE_SHARE:
         return False
-    if article_chars < _KEPT_SHARE * selection.chars:
-        return False
+    if article_chars < _KEPT_SHARE * (article_chars + dense_chars):
+        return False  # the pick is mostly blocks of links
     if text is None:
         return True
     return not _reads_like_links(text)
+
+
+TEASERS = True
+
+
+def _teasers(selection: Selection) -> tuple[int, int]:
+    """The text, and the readable text, of teaser lists after the pick: three or more
+    look-alike siblings (same tag and class) that each hold a link and average under
+    :data:`_CARD_MAX_CHARS`, such as "more stories" rails with a blurb under each title.
+    Only those after it: an article comes first and its rails follow it, while a category
+    page's grid of products comes before the text about the category at its foot."""
+    if selection.page is None:
+        return 0, 0
+    document, excluded, readable = selection.page
+    last = selection.roots[-1]
+    chars = readable_chars = 0
+    for element in document.elements:
+        if excluded[element.index] or _under(element, selection):
+            continue
+        groups: dict[tuple[str, str | None], list[Element]] = {}
+        for child in element.children:
+            if (
+                type(child) is Element
+                and child.chars
+                and child.index > last.index
+                and not excluded[child.index]
+                and not _contains(child, last)
+            ):
+                groups.setdefault((child.tag, child.attrs.get("class")), []).append(child)
+        for items in groups.values():
+            if len(items) < 3 or not all(item.link_chars for item in items):
+                continue
+            total = sum(item.chars for item in items)
+            if total < _CARD_MAX_CHARS * len(items):
+                chars += total
+                readable_chars += sum(readable[item.index] for item in items)
+    return chars, readable_chars
+
+
+def _under(element: Element, selection: Selection) -> bool:
+    return any(_contains(root, element) for root in selection.roots)
 
 
 _LINE_HEADING = re.compile(r"^#{1,6} ", re.MULTILINE)

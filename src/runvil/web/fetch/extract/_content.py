@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from . import _cues
 from ._dom import ARIA_HIDDEN, DETACHED, FURNITURE, INLINE, Document, Element, is_readable
 from ._names import FURNITURE as NAMED_FURNITURE
 from ._names import SHORT, WEAK, furniture
@@ -522,21 +523,95 @@ class Skipper:
     (comments, share bars, related stories) is not content on any kind of page.
 
     An element that holds over half of the article is never furniture, whatever it is called:
-    it is a wrapper (an ASP.NET ``<form>``, a ``content-sidebar-wrap``)."""
+    it is a wrapper (an ASP.NET ``<form>``, a ``content-sidebar-wrap``).
 
-    __slots__ = ("dense_chars", "wrapper")
+    Short blocks are also read (``_cues``): a heading such as "Related articles" or
+    "Comments" is left out with what follows it up to the next heading of its rank (unless
+    that is over half of the article: then only the heading goes), and "Read more: ..."
+    lines, photo credits and lines of control words are left out alone. Headings are kept
+    by the name rules: a heading is content whatever its class says."""
+
+    __slots__ = ("cut", "dense_chars", "limit", "wrapper")
 
     def __init__(self, selection: Selection) -> None:
         self.wrapper = selection.chars // 2
+        self.limit = selection.chars // 2
         self.dense_chars = 0
+        self.cut: dict[int, int] = {}  # parent index: heading rank that ends the cut
 
     def __call__(self, element: Element) -> bool:
         if element.chars > self.wrapper:
             return False
+        parent = element.parent
+        if parent is not None and self.cut and parent.index in self.cut:
+            rank = _HEADING_RANK.get(element.tag)
+            if rank is not None and rank <= self.cut[parent.index]:
+                del self.cut[parent.index]
+            else:
+                return True
         verdict = boilerplate(element)
         if verdict == DENSE:
             self.dense_chars += element.chars
-        return verdict != KEEP
+        if verdict != KEEP:
+            return True
+        if (
+            element.tag in INLINE
+            or element.tag in _TABLE_PARTS
+            or not 0 < element.chars <= _cues.CUE_MAX_CHARS
+        ):
+            return False
+        return self._cue(element)
+
+    def _cue(self, element: Element) -> bool:
+        text = _text_of(element)
+        if _cues.section_heading(text):
+            self._cut_after(element)
+            return True
+        if element.link_chars * 5 >= element.chars * 2 and _cues.read_more(text):
+            return True
+        return _cues.credit(text) or _cues.controls(text)
+
+    def _cut_after(self, element: Element) -> None:
+        """Leave out what follows ``element`` (or the wrapper that holds only it) up to the
+        next heading of its rank, unless that is over half of the article."""
+        holder = element
+        while (
+            holder.parent is not None
+            and holder.parent.parent is not None
+            and holder.parent.chars == element.chars
+        ):
+            holder = holder.parent
+        parent = holder.parent
+        if parent is None:
+            return
+        following = 0
+        seen = False
+        for child in parent.children:
+            if child is holder:
+                seen = True
+            elif seen and type(child) is Element:
+                following += child.chars
+        if following <= self.limit:
+            self.cut[parent.index] = _HEADING_RANK.get(element.tag, 7)
+
+
+# A table's cells say what they say: "Facebook" in a table of ad prices is data.
+_TABLE_PARTS = frozenset({"table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption"})
+_HEADING_RANK = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+
+
+def _text_of(element: Element) -> str:
+    """The text of a small subtree, in document order."""
+    parts: list[str] = []
+    stack: list[Element | str] = [element]
+    while stack:
+        node = stack.pop()
+        if type(node) is str:
+            parts.append(node)
+        else:
+            assert isinstance(node, Element)
+            stack.extend(reversed(node.children))
+    return " ".join(parts)
 
 
 def boilerplate(element: Element) -> int:

@@ -1,0 +1,181 @@
+"""What short blocks of text say about themselves: "Read more: ...", "Related articles",
+"Comments", "Photo: ...", "Share".
+
+Inside an article's container, furniture often has no telling class name, but its words give
+it away, in every language a site is written in. These lists hold the phrases that sites use
+for their furniture in the languages of the pages we test on (English, German, French,
+Spanish, Italian, Portuguese, Polish, Dutch). They are matched against whole blocks (a
+heading, a paragraph, a list item) after lower-casing and collapsing spaces, never against
+words inside running prose, and only blocks of at most :data:`CUE_MAX_CHARS` characters are
+looked at, so a paragraph of the article that happens to start with "Related" is safe.
+
+- :func:`section_heading`: a heading (or a line on its own) that opens a furniture section:
+  related stories, comments, newsletter, the author's box, tags. It and what follows it
+  under the same heading level are left out.
+- :func:`read_more`: a "Read more:" / "Lesen Sie auch:" / "Lea también:" line that points to
+  another article.
+- :func:`credit`: a photo caption or credit line ("Foto: ...", "© ...").
+- :func:`controls`: a line made only of control words (share, print, back, advertisement).
+"""
+
+from __future__ import annotations
+
+import re
+
+CUE_MAX_CHARS = 200
+
+_SPACES = re.compile(r"\s+")
+_EDGES = " \t\n:.!?…-–—|>»«\"'•·*#()[]"
+
+
+def normalise(text: str) -> str:
+    """Lower-cased, spaces collapsed, punctuation stripped at both ends."""
+    return _SPACES.sub(" ", text).strip().strip(_EDGES).strip().lower()
+
+
+# Headings of furniture sections. A heading matches when it equals one of these or starts
+# with one of the prefixes (``more from`` + a site name).
+_SECTION_EXACT = frozenset(
+    {
+        # English
+        "related", "related articles", "related posts", "related stories", "related content",
+        "related news", "related reading", "related topics", "more stories", "more news",
+        "more articles", "more to read", "you may also like", "you might also like",
+        "you may like", "you might like", "recommended", "recommended for you",
+        "recommended articles", "recommended stories", "popular", "popular posts",
+        "popular articles", "popular stories", "most popular", "most read", "trending",
+        "trending now", "latest news", "latest articles", "latest posts", "latest stories",
+        "recent posts", "recent articles", "read next", "up next", "what to read next",
+        "comments", "comment", "leave a reply", "leave a comment", "post a comment",
+        "add a comment", "join the discussion", "join the conversation", "responses",
+        "share this", "share this article", "share this post", "share this story",
+        "share on", "share", "follow us", "newsletter", "subscribe", "subscribe now",
+        "sign up for our newsletter", "get our newsletter", "about the author",
+        "about the authors", "about the writer", "tags", "filed under", "previous post",
+        "next post", "previous article", "next article", "don't miss", "editor's picks",
+        "comments are closed",
+        # German
+        "mehr zum thema", "das könnte sie auch interessieren",
+        "das könnte dich auch interessieren", "das könnte sie interessieren",
+        "das könnte dich interessieren", "auch interessant", "ebenfalls interessant",
+        "weitere artikel", "weitere beiträge", "weitere nachrichten", "weitere meldungen",
+        "weitere themen", "mehr themen", "neueste artikel", "neueste beiträge",
+        "aktuelle artikel", "aktuelle beiträge", "meistgelesen", "meistgelesene artikel",
+        "meistgelesene", "am meisten gelesen", "beliebte artikel", "beliebte beiträge",
+        "ähnliche artikel", "ähnliche beiträge", "verwandte themen", "verwandte artikel",
+        "verwandte themenbereiche", "zum weiterlesen", "schon gelesen", "lesen sie auch",
+        "auch lesen", "empfehlungen", "unsere empfehlungen", "kommentare", "kommentar",
+        "kommentar schreiben", "kommentieren", "ihre meinung", "diskutieren sie mit",
+        "teilen", "jetzt teilen", "artikel teilen", "beitrag teilen", "diesen artikel teilen",
+        "seite teilen", "über den autor", "über die autorin", "zur person", "zum autor",
+        "zur autorin", "schlagwörter", "schlagworte", "stichworte", "themen",
+        # Spanish
+        "noticias relacionadas", "artículos relacionados", "te puede interesar",
+        "le puede interesar", "también te puede interesar", "también le puede interesar",
+        "comentarios", "compartir", "comparte", "lo más leído", "más leídas", "lo más visto",
+        "más noticias", "últimas noticias", "etiquetas", "temas relacionados",
+        # French
+        "à lire aussi", "a lire aussi", "lire aussi", "articles similaires",
+        "sur le même sujet", "commentaires", "partager", "les plus lus", "à lire également",
+        "dans la même rubrique",
+        # Italian
+        "articoli correlati", "commenti", "condividi", "leggi anche", "potrebbe interessarti",
+        # Portuguese
+        "notícias relacionadas", "comentários", "compartilhe", "mais lidas", "leia também",
+        "veja também",
+        # Polish
+        "komentarze", "czytaj także", "czytaj też", "zobacz także", "zobacz też",
+        "najczęściej czytane", "udostępnij", "polecane",
+        # Dutch
+        "gerelateerde artikelen", "reacties", "delen", "lees ook", "meest gelezen",
+    }
+)  # fmt: skip
+_SECTION_PREFIXES = (
+    "more from ", "more on ", "more in ", "more about ", "mehr von ", "mehr aus ",
+    "mehr zu ", "mehr zum thema", "weitere artikel ", "weitere beiträge ", "más de ",
+    "plus de ", "więcej ",
+)  # fmt: skip
+_COMMENT_COUNT = re.compile(
+    r"\d+ (?:comments?|kommentare?|comentarios?|commentaires?|commenti|komentarz[ey]?|reacties)"
+)
+
+# "Read more" lines: the cue, then (mostly) a link to another article.
+_READ_MORE = re.compile(
+    r"(?:read (?:more|also|next)|also read|see also|related|more|recommended|"
+    r"lesen sie (?:auch|hier|mehr)|auch lesen|weiterlesen|mehr zum thema|mehr dazu|"
+    r"passend (?:dazu|zum thema)|siehe auch|auch interessant|"
+    r"le[ae] (?:también|más)|l[eé]e(?:r)? más|(?:le|te) puede interesar|mir[ae]|"
+    r"ver también|puedes ver|también puede leer|"
+    r"(?:à )?lire (?:aussi|également|la suite)|voir aussi|"
+    r"leggi anche|leia (?:também|mais)|veja também|"
+    r"czytaj (?:także|też|więcej)|zobacz (?:też|także)|dowiedz się więcej|"
+    r"lees (?:ook|meer))\b"
+)
+
+# Caption and credit lines.
+_CREDIT = re.compile(
+    r"(?:(?:photo|foto|image|bild)\s+)?"
+    r"(?:foto|fotos|photo|photos|bild|bilder|image|images|credit|credits|quelle|"
+    r"titelbild|beitragsbild|bildquelle|bildnachweis|abbildung(?:\s+\d+)?|grafik|"
+    r"crédito|créditos|imagen|zdjęcie|fot)\s*(?::|\.\s)|copyright\b"
+)
+
+# Words that make a line of controls.
+_CONTROL_WORDS = frozenset(
+    {
+        "zurück", "back", "print", "drucken", "share", "teilen", "tweet", "email", "e-mail",
+        "mail", "facebook", "twitter", "x", "linkedin", "whatsapp", "pinterest", "xing",
+        "reddit", "telegram", "flipboard", "messenger", "instagram", "youtube", "tiktok",
+        "kopieren", "comment", "comments", "kommentieren", "like", "likes",
+        "gefällt", "mir", "bild", "anzeigen", "schließen", "vergrößern", "zoom", "close",
+        "open", "read", "more", "weiterlesen", "mehr", "top", "nach", "oben", "pdf",
+        "download", "herunterladen", "rezept", "merken", "speichern", "save", "bookmark",
+        "anzeige", "advertisement", "werbung", "sponsored", "gesponsert", "publicidad",
+        "publicité", "reklama", "ad", "ads", "compartir", "partager", "condividi",
+        "compartilhe", "udostępnij", "imprimir", "imprimer", "stampa", "drukuj", "listen",
+        "anhören", "audio", "vorlesen", "artikel", "article", "to", "the", "this", "on",
+        "auf", "per", "via", "and", "und", "or", "oder", "de", "en", "la", "le",
+    }
+)  # fmt: skip
+_CONTROL_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
+
+
+def section_heading(text: str) -> bool:
+    """Whether a heading or a line of its own opens a furniture section."""
+    found = normalise(text)
+    if not found or len(found) > 60:
+        return False
+    return (
+        found in _SECTION_EXACT
+        or found.startswith(_SECTION_PREFIXES)
+        or _COMMENT_COUNT.fullmatch(found) is not None
+    )
+
+
+def read_more(text: str) -> bool:
+    """Whether a short line starts with a "read more" cue."""
+    return _READ_MORE.match(normalise(text)) is not None
+
+
+def credit(text: str) -> bool:
+    """Whether a short line is a photo caption's credit: it starts with a credit word, or
+    carries a copyright sign."""
+    found = normalise(text)
+    if not found:
+        return False
+    lowered = text.lower()
+    return _CREDIT.match(found) is not None or "©" in lowered or "(c)" in lowered
+
+
+def controls(text: str) -> bool:
+    """Whether a short line holds nothing but control words (share, print, back...)."""
+    found = normalise(text)
+    if not found or len(found) > 60:
+        return False
+    words = _CONTROL_WORD.findall(found)
+    if not words:
+        return False
+    return all(word in _CONTROL_WORDS for word in words) and any(
+        word not in ("to", "the", "this", "on", "auf", "per", "via", "and", "und", "or")
+        for word in words
+    )

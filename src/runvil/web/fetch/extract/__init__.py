@@ -101,7 +101,7 @@ def _article(document: Document, resolve: Resolver) -> str:
     # fails it after rendering too, so a big table or listing is not rendered twice.
     if not is_article(document, selection, selection.chars, selection.chars):
         return ""
-    skipper = Skipper(selection)
+    skipper = Skipper(selection, document.signals.ld_thread)
     renderer = Renderer(resolve, skipper)
     text = renderer.render(selection.roots)
     article_chars = selection.chars - renderer.skipped_chars

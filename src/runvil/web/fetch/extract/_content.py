@@ -490,7 +490,7 @@ def _last_text(element: Element) -> str:
             return ""
 
 
-def _named(element: Element) -> int:
+def _named(element: Element, thread: bool = False) -> int:
     """What the element's class and id names say (``_names``): furniture, furniture when
     short, furniture when mostly links, or nothing."""
     attrs = element.attrs
@@ -499,8 +499,8 @@ def _named(element: Element) -> int:
     classes = attrs.get("class")
     ident = attrs.get("id")
     if ident:
-        return furniture(f"{classes} {ident}" if classes else ident)
-    return furniture(classes) if classes else 0
+        return furniture(f"{classes} {ident}" if classes else ident, thread)
+    return furniture(classes, thread) if classes else 0
 
 
 # Captions and credits of figures: WCXB's texts leave them out (263 of 301 on the tuning split)
@@ -531,13 +531,14 @@ class Skipper:
     lines, photo credits and lines of control words are left out alone. Headings are kept
     by the name rules: a heading is content whatever its class says."""
 
-    __slots__ = ("cut", "dense_chars", "limit", "wrapper")
+    __slots__ = ("cut", "dense_chars", "limit", "thread", "wrapper")
 
-    def __init__(self, selection: Selection) -> None:
+    def __init__(self, selection: Selection, thread: bool = False) -> None:
         self.wrapper = selection.chars // 2
         self.limit = selection.chars // 2
         self.dense_chars = 0
         self.cut: dict[int, int] = {}  # parent index: heading rank that ends the cut
+        self.thread = thread  # a forum thread or a Q&A page: its comments are the content
 
     def __call__(self, element: Element) -> bool:
         if element.chars > self.wrapper:
@@ -549,7 +550,7 @@ class Skipper:
                 del self.cut[parent.index]
             else:
                 return True
-        verdict = boilerplate(element)
+        verdict = boilerplate(element, self.thread)
         if verdict == DENSE:
             self.dense_chars += element.chars
         if verdict != KEEP:
@@ -564,7 +565,7 @@ class Skipper:
 
     def _cue(self, element: Element) -> bool:
         text = _text_of(element)
-        if _cues.section_heading(text):
+        if not self.thread and _cues.section_heading(text):
             self._cut_after(element)
             return True
         if element.link_chars * 5 >= element.chars * 2 and _cues.read_more(text):
@@ -614,7 +615,7 @@ def _text_of(element: Element) -> str:
     return " ".join(parts)
 
 
-def boilerplate(element: Element) -> int:
+def boilerplate(element: Element, thread: bool = False) -> int:
     """Whether an element inside the article is boilerplate to leave out, and why."""
     if element.flags & (FURNITURE | ARIA_HIDDEN):
         return NAMED
@@ -623,7 +624,7 @@ def boilerplate(element: Element) -> int:
         return KEEP
     if tag in _CAPTION_TAGS:
         return NAMED
-    named = _named(element)
+    named = _named(element, thread)
     if tag not in _HEADING_TAGS and (
         named == NAMED_FURNITURE or (named == SHORT and element.chars < _SHORT_CHARS)
     ):

@@ -112,8 +112,12 @@ def words(names: str) -> list[str]:
     return [word.lower() for word in _WORD.findall(names)]
 
 
-def _judge_word(word: str) -> int:
-    if word in _NOT_FURNITURE:
+# Comment words, which name the content itself on a forum thread or a Q&A page.
+_COMMENT_PREFIXES = ("comment", "reply", "replies", "respond")
+
+
+def _judge_word(word: str, thread: bool) -> int:
+    if word in _NOT_FURNITURE or (thread and word.startswith(_COMMENT_PREFIXES)):
         return NONE
     if word in _FURNITURE_WORDS or word.startswith(_FURNITURE_PREFIXES):
         return FURNITURE
@@ -124,7 +128,7 @@ def _judge_word(word: str) -> int:
     return NONE
 
 
-def _judge(names: str) -> int:
+def _judge(names: str, thread: bool) -> int:
     verdict = NONE
     for name in names.split():
         found = words(name)
@@ -133,19 +137,21 @@ def _judge(names: str) -> int:
         if found[-1] in _CONTENT_HEADS and all(word in _CONTENT_WORDS for word in found):
             return NONE  # a content class: the element is the article's own
         for word in found:
-            verdict = max(verdict, _judge_word(word))
+            verdict = max(verdict, _judge_word(word, thread))
         if verdict < FURNITURE and _PHRASES.search("".join(found)):
             verdict = FURNITURE
     return verdict
 
 
-def furniture(names: str) -> int:
+def furniture(names: str, thread: bool = False) -> int:
     """``FURNITURE``, ``SHORT``, ``WEAK`` or ``NONE`` for the class and id names of an
-    element (space-separated)."""
-    verdict = _verdicts.get(names)
+    element (space-separated). On a ``thread`` (a page that declares a forum discussion or a
+    Q&A), comments and replies are the content, not furniture."""
+    key = "\x00" + names if thread else names
+    verdict = _verdicts.get(key)
     if verdict is None:
-        verdict = _judge(names)
+        verdict = _judge(names, thread)
         if len(_verdicts) > _CACHE_LIMIT:
             _verdicts.clear()
-        _verdicts[names] = verdict
+        _verdicts[key] = verdict
     return verdict

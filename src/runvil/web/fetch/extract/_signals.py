@@ -24,6 +24,7 @@ from typing import Any
 
 _ARTICLE_TYPE = re.compile(r"(?:Article|Posting|Report)$")
 _LISTING_TYPES = frozenset({"CollectionPage", "ItemList", "SearchResultsPage"})
+_THREAD_TYPES = frozenset({"DiscussionForumPosting", "QAPage", "Question"})
 _SCRIPT_MAX_CHARS = 512 * 1024
 _SCRIPTS_MAX = 32
 _NODES_MAX = 5000
@@ -32,17 +33,27 @@ _BODY_MIN_CHARS = 200  # an articleBody shorter than this says nothing about whe
 
 class Signals:
     """The page's declarations: ``og_type`` (lower-cased, ``""`` when absent), whether its
-    JSON-LD declares an article (``ld_article``) or a collection (``ld_listing``), the longest
+    JSON-LD declares an article (``ld_article``), a collection (``ld_listing``) or a forum
+    thread or Q&A page (``ld_thread``, on which comments are the content), the longest
     ``articleBody`` it gives (``""`` when none), and whether the page is dated: a publication
     date in ``article:published_time`` or JSON-LD ``datePublished`` (``published``), or a date
     in its URL's path (``dated_url``, set by the caller, which knows the URL)."""
 
-    __slots__ = ("article_body", "dated_url", "ld_article", "ld_listing", "og_type", "published")
+    __slots__ = (
+        "article_body",
+        "dated_url",
+        "ld_article",
+        "ld_listing",
+        "ld_thread",
+        "og_type",
+        "published",
+    )
 
     def __init__(self) -> None:
         self.og_type = ""
         self.ld_article = False
         self.ld_listing = False
+        self.ld_thread = False
         self.article_body = ""
         self.published = False
         self.dated_url = False
@@ -94,6 +105,8 @@ def _read_json_ld(text: str, signals: Signals) -> None:
         for name in types if isinstance(types, list) else [types]:
             if not isinstance(name, str):
                 continue
+            if name in _THREAD_TYPES:
+                signals.ld_thread = True
             if _ARTICLE_TYPE.search(name):
                 signals.ld_article = True
                 body = node.get("articleBody")

@@ -44,6 +44,7 @@ class Signals:
         "dated_url",
         "ld_article",
         "ld_listing",
+        "ld_products",
         "ld_thread",
         "og_type",
         "published",
@@ -54,18 +55,25 @@ class Signals:
         self.ld_article = False
         self.ld_listing = False
         self.ld_thread = False
+        self.ld_products = 0
         self.article_body = ""
         self.published = False
         self.dated_url = False
 
     @property
     def declares_article(self) -> bool:
-        """An article by its JSON-LD, by ``og:type`` without a JSON-LD collection, or a page
-        with a publication date of its own: a listing has many dates or none."""
+        """A page about one thing: an article by its JSON-LD, by ``og:type`` without a
+        JSON-LD collection, or a page with a publication date of its own (a listing has many
+        dates or none); or a product page, by ``og:type`` or by one JSON-LD ``Product``."""
+        if self.ld_article:
+            return True
+        if self.ld_listing:
+            return False
         return (
-            self.ld_article
-            or (self.og_type == "article" and not self.ld_listing)
-            or ((self.published or self.dated_url) and not self.ld_listing)
+            self.og_type in ("article", "product")
+            or self.published
+            or self.dated_url
+            or self.ld_products == 1
         )
 
 
@@ -107,6 +115,8 @@ def _read_json_ld(text: str, signals: Signals) -> None:
                 continue
             if name in _THREAD_TYPES:
                 signals.ld_thread = True
+            elif name == "Product":
+                signals.ld_products += 1
             if _ARTICLE_TYPE.search(name):
                 signals.ld_article = True
                 body = node.get("articleBody")

@@ -93,6 +93,7 @@ _LEADING_LINKS = 0.6
 _CARD_LINK_DENSITY = 0.1
 _CARD_SIZE_RATIO = 3  # the pick is a card when it is at most this many times the mean card
 _TITLE_CHARS = 12
+_CARD_BLURB_CHARS = 20
 _DECLARED_SHARE = 0.1
 _DECLARED_READABLE = 0.2
 _ARTICLE_MIN_SHARE = 0.3
@@ -665,7 +666,13 @@ def _cards(selection: Selection) -> bool:
     while True:  # the cards inside the pick
         groups: dict[tuple[str, str | None], list[Element]] = {}
         for child in children:
-            if type(child) is Element and child.chars and child.tag not in _PROSE_TAGS:
+            if (
+                type(child) is Element
+                and child.chars
+                and child.tag not in _PROSE_TAGS
+                # a related-posts list is left out anyway (a wrapper is not, see Skipper)
+                and (child.chars * 2 > selection.chars or boilerplate(child) != NAMED)
+            ):
                 groups.setdefault((child.tag, child.attrs.get("class")), []).append(child)
                 stack.append(child)
         for items in groups.values():
@@ -704,10 +711,11 @@ def _alike(element: Element) -> list[Element] | None:
 
 def _card_like(items: list[Element]) -> bool:
     """Whether look-alike items are cards: links hold :data:`_CARD_LINK_DENSITY` of their
-    text, and most of them start with a link of a title's length."""
+    text but leave :data:`_CARD_BLURB_CHARS` of other text per item (a list of bare links
+    is a menu, left out as one), and most of them start with a link of a title's length."""
     chars = sum(item.chars for item in items)
     links = sum(item.link_chars for item in items)
-    if links < _CARD_LINK_DENSITY * chars:
+    if links < _CARD_LINK_DENSITY * chars or chars - links < _CARD_BLURB_CHARS * len(items):
         return False
     leading = sum(1 for item in items if _starts_with_link(item))
     return leading >= _LEADING_LINKS * len(items)

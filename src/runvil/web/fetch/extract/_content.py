@@ -98,6 +98,10 @@ _DECLARED_SHARE = 0.1
 _DECLARED_READABLE = 0.2
 _ARTICLE_MIN_SHARE = 0.3
 _ARTICLE_MIN_READABLE_SHARE = 0.7
+_DATED_SHARE = 0.2
+_DATED_READABLE = 0.4
+_DATED_MOST = 3
+_AROUND_RATIO = 3
 _KEPT_SHARE = 0.7
 _HEADINGS_PER_1000 = 4
 _TITLE_LINKS_PER_1000 = 6
@@ -200,6 +204,7 @@ class Selection:
         "cards",
         "chars",
         "content_chars",
+        "dates",
         "declared",
         "outside_chars",
         "outside_readable",
@@ -225,6 +230,7 @@ class Selection:
         self.declared = False  # the page marks the article's container (microdata, JSON-LD)
         self.cards: bool | None = None  # _cards, once computed
         self.teasers: tuple[int, int] | None = None  # _teasers, once computed
+        self.dates: int | None = None  # _page_dates, once counted
         self.page: tuple[Document, list[bool], list[int]] | None = None
 
 
@@ -790,13 +796,52 @@ def is_article(
         outside_readable = max(0, outside_readable - teaser_readable)
         share = article_chars / (article_chars + outside + dense_chars)
         readable = article_readable / (article_readable + outside_readable)
-    if share < _ARTICLE_MIN_SHARE or readable < _ARTICLE_MIN_READABLE_SHARE:
-        return False
     if article_chars < _KEPT_SHARE * (article_chars + dense_chars):
         return False  # the pick is mostly blocks of links
+    if share < _ARTICLE_MIN_SHARE or readable < _ARTICLE_MIN_READABLE_SHARE:
+        # An article shows its date once or twice around its text, and a listing one per
+        # item (or none): the lower thresholds of a dated article.
+        if share < _DATED_SHARE or readable < _DATED_READABLE:
+            return False
+        if document.signals.og_type:  # it says what it is, and that is not an article
+            return False
+        if selection.dates is None:
+            selection.dates = _dates_around(selection)
+        return 1 <= selection.dates <= _DATED_MOST
     if text is None:
         return True
     return not _reads_like_links(text)
+
+
+def _dates_around(selection: Selection) -> int:
+    """How many full dates the article and its surroundings show (up to one more than
+    :data:`_DATED_MOST`): the text of the pick's ancestor two levels up (where the
+    headline, the byline and the date sit), or of a nearer one when that holds over
+    :data:`_AROUND_RATIO` times the pick's text."""
+    region = selection.roots[0].parent if len(selection.roots) > 1 else selection.roots[0]
+    for _ in range(2):
+        if region is None or region.parent is None:
+            break
+        if region.parent.chars > _AROUND_RATIO * max(selection.chars, 1):
+            break
+        region = region.parent
+    if region is None:
+        return 0
+    most = _DATED_MOST + 1
+    found = 0
+    stack: list[Element] = [region]
+    while stack:
+        element = stack.pop()
+        for child in element.children:
+            if type(child) is str:
+                if len(child) >= 8 and any(c.isdigit() for c in child):
+                    found += _cues.dates(child, most - found)
+                    if found >= most:
+                        return found
+            else:
+                assert isinstance(child, Element)
+                stack.append(child)
+    return found
 
 
 TEASERS = True

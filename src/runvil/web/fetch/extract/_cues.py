@@ -179,3 +179,33 @@ def controls(text: str) -> bool:
         word not in ("to", "the", "this", "on", "auf", "per", "via", "and", "und", "or")
         for word in words
     )
+
+
+# A full date as pages print them: 12.05.2021, 2021-05-12, 12 May 2021, May 12, 2021,
+# 12. Mai 2021, 12 de mayo de 2021, 12 maja 2021.
+_MONTHS = (
+    r"(?:jan(?:uary|uar|vier|eiro)?|feb(?:ruary|ruar)?|f[ée]v(?:rier)?|m[aä]r(?:ch|z|s)?|"
+    r"apr(?:il)?|avr(?:il)?|may|mai|ma[iy]o|jun[ei]?|juin|jul[iy]?|juil(?:let)?|"
+    r"aug(?:ust)?|ao[uû]t|sep(?:t(?:ember|embre)?)?|oct(?:ober|obre)?|okt(?:ober)?|"
+    r"nov(?:ember|embre)?|dec(?:ember)?|d[ée]c(?:embre)?|dez(?:ember)?|enero|febrero|"
+    r"marzo|abril|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|stycznia|"
+    r"lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia|września|października|"
+    r"listopada|grudnia)"
+)
+_DATE = re.compile(
+    r"\b(?:\d{1,2}[./-]\d{1,2}[./-](?:19|20)\d\d|(?:19|20)\d\d-\d\d-\d\d|"
+    r"\d{1,2}\.?\s+(?:de\s+)?" + _MONTHS + r"\.?\s+(?:de\s+)?(?:19|20)\d\d|"
+    + _MONTHS
+    + r"\.?\s+\d{1,2},?\s+(?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+
+
+def dates(text: str, most: int) -> int:
+    """How many full dates ``text`` shows, counting up to ``most``."""
+    found = 0
+    for _ in _DATE.finditer(text):
+        found += 1
+        if found >= most:
+            break
+    return found

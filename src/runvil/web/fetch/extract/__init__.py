@@ -99,7 +99,7 @@ def _article(document: Document, resolve: Resolver) -> str:
     # Rendering can only shrink the article (skipped boilerplate), and a smaller article is
     # never more of an article: a page that fails the decision with the whole selection counted
     # fails it after rendering too, so a big table or listing is not rendered twice.
-    if not is_article(document, selection, selection.chars, selection.chars):
+    if not is_article(document, selection, selection.chars, selection.readable_most):
         return ""
     skipper = Skipper(selection, document.signals.ld_thread)
     renderer = Renderer(resolve, skipper)

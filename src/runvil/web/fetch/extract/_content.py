@@ -20,6 +20,7 @@ docs/extraction.md explains how this was tuned and how non-article pages are rec
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from . import _cues
@@ -210,6 +211,7 @@ class Selection:
         "outside_readable",
         "page",
         "readable_chars",
+        "readable_most",
         "roots",
         "score",
         "series",
@@ -226,54 +228,51 @@ class Selection:
         self.readable_chars = 0  # of that, text in blocks that are not mostly links
         self.outside_chars = 0  # content_chars outside the roots
         self.outside_readable = 0  # readable_chars outside the roots
+        self.readable_most = 0  # the most readable text a rendering of the roots can count
         self.series = False  # the roots are look-alike siblings (posts, or cards)
         self.declared = False  # the page marks the article's container (microdata, JSON-LD)
         self.cards: bool | None = None  # _cards, once computed
         self.teasers: tuple[int, int] | None = None  # _teasers, once computed
         self.dates: int | None = None  # _page_dates, once counted
-        self.page: tuple[Document, list[bool], list[int]] | None = None
+        self.page: tuple[Document, list[bool]] | None = None
 
 
 def select(document: Document) -> Selection:
-    """Score every candidate container and choose the article's subtrees."""
-    elements = document.elements
-    readable_below = _readable_below(elements)
-    excluded, linked = _excluded_flags(elements, readable_below)
-    furniture_chars = 0
-    readable_chars = 0
-    for element in elements:
-        if excluded[element.index]:
-            parent = element.parent
-            if parent is not None and not excluded[parent.index]:
-                furniture_chars += element.chars
-        elif is_readable(element) and not linked[element.index]:
-            readable_chars += element.own_chars
-    content_chars = document.body.chars - furniture_chars
+    """Score every candidate container and choose the article's subtrees.
+
+    Three passes over the elements: one marks furniture and link text and sums the page's
+    text (:func:`_mark`), one gives Readability's scores (:func:`_select`), one sums the prose
+    under every element (:func:`_densest`); the rest looks only at the pick."""
+    page = _mark(document)
+    excluded = page.excluded
+    linked = page.linked
     selection = _select(document, excluded)
     prose, densest = _densest(document, excluded, linked)
-    declared = _declared(document, prose)
+    declared = _declared(document, page.itemprops, prose)
     selection = _choose(selection, densest, declared, prose)
     selection.declared = declared is not None
-    selection.content_chars = content_chars
-    selection.readable_chars = readable_chars
-    inside_chars = inside_readable = 0
+    selection.content_chars = page.content_chars
+    selection.readable_chars = page.readable_chars
+    inside_chars = inside_readable = readable_most = 0
     stack = list(selection.roots)
     while stack:
         element = stack.pop()
-        if excluded[element.index]:
-            continue
         if element.tag in INLINE:  # its own text is its block's; look only for blocks in it
             if element.own_chars != element.chars:
                 stack.extend(child for child in element.children if type(child) is Element)
             continue
-        if is_readable(element) and not linked[element.index]:
-            inside_readable += element.own_chars
-        inside_chars += element.own_chars
+        if is_readable(element):
+            readable_most += element.own_chars
+            if not linked[element.index] and not excluded[element.index]:
+                inside_readable += element.own_chars
+        if not excluded[element.index]:
+            inside_chars += element.own_chars
         if element.own_chars != element.chars:
             stack.extend(child for child in element.children if type(child) is Element)
-    selection.outside_chars = max(0, content_chars - inside_chars)
-    selection.outside_readable = max(0, readable_chars - inside_readable)
-    selection.page = (document, excluded, readable_below)
+    selection.readable_most = readable_most
+    selection.outside_chars = max(0, page.content_chars - inside_chars)
+    selection.outside_readable = max(0, page.readable_chars - inside_readable)
+    selection.page = (document, excluded)
     return selection
 
 
@@ -355,57 +354,72 @@ def _first_class(element: Element) -> str:
     return parts[0] if parts else ""
 
 
-def _readable_below(elements: list[Element]) -> list[int]:
-    """Per element: the readable text (own text of blocks that are not mostly links) in its
-    subtree, furniture or not."""
-    readable = [0] * len(elements)
-    inline = INLINE
-    for element in reversed(elements):  # children come after their parents
-        if element.flags & DETACHED:
-            continue
-        index = element.index
-        own = element.own_chars
-        if own and element.link_chars * 2 < element.chars and element.tag not in inline:
-            readable[index] += own
-        parent = element.parent
-        if parent is not None:
-            readable[parent.index] += readable[index]
-    return readable
+class _Page:
+    """What the first pass over the elements found (see :func:`_mark`)."""
+
+    __slots__ = ("content_chars", "excluded", "itemprops", "linked", "readable_chars")
+
+    def __init__(self, count: int) -> None:
+        self.excluded = [False] * count
+        self.linked = [False] * count
+        self.itemprops: list[Element] = []  # elements marked itemprop="articleBody"
+        self.content_chars = 0  # the page's text outside furniture
+        self.readable_chars = 0  # of that, in blocks that are not mostly links
 
 
-def _excluded_flags(
-    elements: list[Element], readable: list[int] | None = None
-) -> tuple[list[bool], list[bool]]:
-    """Per element: whether it lies inside furniture, an aria-hidden or an unlikely subtree;
-    and whether it lies inside a link.
+def _mark(document: Document) -> _Page:
+    """One pass over the elements: which lie inside furniture, an aria-hidden or an unlikely
+    subtree (``excluded``), which inside a link (``linked``), the page's text outside
+    furniture and the readable part of it, and the ``itemprop="articleBody"`` elements.
 
-    Furniture that wraps most of the page (over half its text, or over half its readable
-    text) is a wrapper: an ASP.NET ``<form>``, a ``<header>`` around everything, an ``<aside>``
-    or a ``socialicons-sticky`` block that a theme put around the article.
+    Furniture that wraps most of the page (over half its text, or over half the text that is
+    not in links) is a wrapper, not furniture: an ASP.NET ``<form>``, a ``<header>`` around
+    everything, an ``<aside>`` or a ``socialicons-sticky`` block that a theme put around the
+    article.
 
     Text inside a link is a link's text even in a paragraph of its own: a teaser card is
     often one ``<a>`` around a title, an image and a paragraph of blurb, and the blurb is
-    not prose the page has to offer besides its article."""
-    count = len(elements)
-    excluded = [False] * count
-    linked = [False] * count
-    if not elements:
-        return excluded, linked
-    total = elements[0].chars
-    total_readable = readable[0] if readable else 0
+    not prose the page has to offer besides its article. (A publication date marked up in
+    microdata, ``itemprop="datePublished"``, is noted in the page's signals here too.)"""
+    elements = document.elements
+    page = _Page(len(elements))
+    excluded = page.excluded
+    linked = page.linked
+    body = document.body
+    total = body.chars
+    total_prose = total - body.link_chars
+    wrapper = _WRAPPER_SHARE
+    furniture_chars = readable_chars = 0
     for element in elements:
+        index = element.index
         parent = element.parent
-        if parent is not None and (linked[parent.index] or parent.tag == "a"):
-            linked[element.index] = True
-        if (parent is not None and excluded[parent.index]) or element.flags & (
-            ARIA_HIDDEN | DETACHED
+        if parent is not None:
+            if linked[parent.index] or parent.tag == "a":
+                linked[index] = True
+            if excluded[parent.index]:
+                excluded[index] = True
+                continue
+        if element.flags & (ARIA_HIDDEN | DETACHED) or (
+            (element.flags & FURNITURE or _unlikely(element))
+            and element.chars <= total * wrapper
+            and element.chars - element.link_chars <= total_prose * wrapper
         ):
-            excluded[element.index] = True
-        elif element.flags & FURNITURE or _unlikely(element):
-            excluded[element.index] = element.chars <= total * _WRAPPER_SHARE and (
-                readable is None or readable[element.index] <= total_readable * _WRAPPER_SHARE
-            )
-    return excluded, linked
+            excluded[index] = True
+        if excluded[index]:
+            furniture_chars += element.chars
+            continue
+        attrs = element.attrs
+        if attrs and "itemprop" in attrs:
+            itemprop = attrs.get("itemprop")
+            if itemprop == "articleBody":
+                page.itemprops.append(element)
+            elif itemprop == "datePublished":
+                document.signals.published = True
+        if not linked[index] and is_readable(element):
+            readable_chars += element.own_chars
+    page.content_chars = total - furniture_chars
+    page.readable_chars = readable_chars
+    return page
 
 
 def _link_density(element: Element) -> float:
@@ -571,6 +585,8 @@ class Skipper:
         return self._cue(element)
 
     def _cue(self, element: Element) -> bool:
+        if not _cues.may_be_cue(_first_text(element)):
+            return False
         text = _text_of(element)
         if not self.thread and _cues.section_heading(text):
             self._cut_after(element)
@@ -606,6 +622,23 @@ class Skipper:
 # A table's cells say what they say: "Facebook" in a table of ad prices is data.
 _TABLE_PARTS = frozenset({"table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption"})
 _HEADING_RANK = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+
+
+def _first_text(element: Element) -> str:
+    """The first text of a subtree that is not only spaces."""
+    children = element.children
+    if children and type(children[0]) is str and not children[0].isspace():
+        return children[0]  # the common case: a block that starts with its text
+    stack: list[Element | str] = [element]
+    while stack:
+        node = stack.pop()
+        if type(node) is str:
+            if not node.isspace():
+                return node
+        else:
+            assert isinstance(node, Element)
+            stack.extend(reversed(node.children))
+    return ""
 
 
 def _text_of(element: Element) -> str:
@@ -848,27 +881,32 @@ TEASERS = True
 
 
 def _teasers(selection: Selection) -> tuple[int, int]:
-    """The text, and the readable text, of teaser lists after the pick: three or more
+    """The text, and the text outside links, of teaser lists after the pick: three or more
     look-alike siblings (same tag and class) that each hold a link and average under
     :data:`_CARD_MAX_CHARS`, such as "more stories" rails with a blurb under each title.
     Only those after it: an article comes first and its rails follow it, while a category
     page's grid of products comes before the text about the category at its foot."""
-    if selection.page is None:
+    if selection.page is None or not selection.roots:
         return 0, 0
-    document, excluded, readable = selection.page
-    last = selection.roots[-1]
-    chars = readable_chars = 0
-    for element in document.elements:
-        if excluded[element.index] or _under(element, selection):
+    document, excluded = selection.page
+    end = _last_descendant(selection.roots[-1]).index
+    parents: list[Element] = []
+    node = selection.roots[-1].parent
+    while node is not None:  # the pick's ancestors hold items after it too
+        parents.append(node)
+        node = node.parent
+    chars = prose = 0
+    for parent in itertools.chain(parents, document.elements[end + 1 :]):
+        children = parent.children
+        if len(children) < 3 or excluded[parent.index]:
             continue
         groups: dict[tuple[str, str | None], list[Element]] = {}
-        for child in element.children:
+        for child in children:
             if (
                 type(child) is Element
+                and child.index > end
                 and child.chars
-                and child.index > last.index
                 and not excluded[child.index]
-                and not _contains(child, last)
             ):
                 groups.setdefault((child.tag, child.attrs.get("class")), []).append(child)
         for items in groups.values():
@@ -877,12 +915,19 @@ def _teasers(selection: Selection) -> tuple[int, int]:
             total = sum(item.chars for item in items)
             if total < _CARD_MAX_CHARS * len(items):
                 chars += total
-                readable_chars += sum(readable[item.index] for item in items)
-    return chars, readable_chars
+                prose += total - sum(item.link_chars for item in items)
+    return chars, prose
 
 
-def _under(element: Element, selection: Selection) -> bool:
-    return any(_contains(root, element) for root in selection.roots)
+def _last_descendant(element: Element) -> Element:
+    """The last element of ``element``'s subtree in document order."""
+    while True:
+        for child in reversed(element.children):
+            if type(child) is Element:
+                element = child
+                break
+        else:
+            return element
 
 
 _LINE_HEADING = re.compile(r"^#{1,6} ", re.MULTILINE)
@@ -922,14 +967,21 @@ def _densest(
     Readability's scores spread each paragraph over five ancestors only, so an article whose
     paragraphs each sit in their own wrappers (page builders, CMS "paragraph" components) or
     whose sections are separate blocks scores below a compact teaser or a title block with a
-    ``content`` class. The prose sum has no such horizon: it finds where the text is."""
+    ``content`` class. The prose sum has no such horizon: it finds where the text is.
+
+    One pass, from the last element to the first: every element comes after its ancestors,
+    so its sums are complete when the pass reaches it."""
     elements = document.elements
     count = len(elements)
     prose = [0] * count
     junk = [0] * count
     block_links = [0] * count
     inline = INLINE
-    for element in reversed(elements):  # children come after their parents
+    headings = _HEADING_TAGS
+    weight = _JUNK_WEIGHT
+    best = document.body
+    best_value = float("-inf")
+    for element in reversed(elements):
         index = element.index
         parent = element.parent
         if element.flags & DETACHED:
@@ -940,47 +992,34 @@ def _densest(
             continue
         tag = element.tag
         own = element.own_chars
-        if own and tag not in inline and tag not in _HEADING_TAGS:
+        if own and tag not in inline and tag not in headings:
             own_links = own if linked[index] else element.link_chars - block_links[index]
             if own >= PARAGRAPH_MIN_CHARS and own_links * 2 < own:
                 prose[index] += own - own_links
                 junk[index] += own_links
             else:
                 junk[index] += own
+        if tag not in inline:
+            value = prose[index] - weight * junk[index]
+            if value >= best_value:
+                best = element
+                best_value = value
         if parent is not None:
             prose[parent.index] += prose[index]
             junk[parent.index] += junk[index]
             if tag not in inline:
                 block_links[parent.index] += element.link_chars
-    best = document.body
-    best_value = float("-inf")
-    for element in elements:
-        index = element.index
-        if excluded[index] or element.tag in inline:
-            continue
-        value = prose[index] - _JUNK_WEIGHT * junk[index]
-        if value > best_value:
-            best = element
-            best_value = value
     return prose, best
 
 
-def _declared(document: Document, prose: list[int]) -> Element | None:
+def _declared(document: Document, itemprops: list[Element], prose: list[int]) -> Element | None:
     """The container the page declares for its article text: the element marked
     ``itemprop="articleBody"`` holding the most prose, or else the smallest element holding
     both the start and the end of the JSON-LD ``articleBody`` (found by a few runs of its
     words). ``None`` when there is neither, or when it holds no prose."""
     best: Element | None = None
-    for element in document.elements:
-        attrs = element.attrs
-        if not attrs or "itemprop" not in attrs:
-            continue
-        itemprop = attrs.get("itemprop")
-        if itemprop == "datePublished":
-            document.signals.published = True
-        elif itemprop == "articleBody" and (
-            best is None or prose[element.index] > prose[best.index]
-        ):
+    for element in itemprops:
+        if best is None or prose[element.index] > prose[best.index]:
             best = element
     if best is not None and prose[best.index]:
         return best

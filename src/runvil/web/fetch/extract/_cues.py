@@ -140,6 +140,54 @@ _CONTROL_WORDS = frozenset(
 _CONTROL_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
 
 
+# The first words any cue can start with, so that a block whose first word is none of them
+# (nearly every paragraph of an article) is passed over after one set lookup.
+_READ_MORE_STARTS = (
+    "read also see related more recommended lesen auch weiterlesen mehr passend siehe lea "
+    "lee leer le te mira mire ver puedes también à lire voir leggi leia veja czytaj "
+    "zobacz dowiedz lees"
+)
+_CREDIT_STARTS = (
+    "foto fotos photo photos bild bilder image images credit credits quelle titelbild "
+    "beitragsbild bildquelle bildnachweis abbildung grafik crédito créditos imagen zdjęcie "
+    "fot copyright"
+)
+# Words that only fill a line of controls ("share on X"), never start a cue worth reading.
+_FILLERS = frozenset(
+    {"a", "the", "to", "this", "on", "and", "or", "und", "oder", "auf", "per", "via", "de",
+     "en", "la", "x", "mir", "mail", "nach", "oben"}
+)  # fmt: skip
+STARTS = (
+    frozenset(
+        [phrase.split(" ", 1)[0] for phrase in _SECTION_EXACT]
+        + [prefix.split(" ", 1)[0] for prefix in _SECTION_PREFIXES]
+        + _READ_MORE_STARTS.split()
+        + _CREDIT_STARTS.split()
+        + list(_CONTROL_WORDS)
+    )
+    - _FILLERS
+)
+_FIRST_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def may_be_cue(first_text: str) -> bool:
+    """Whether a block whose text starts with ``first_text`` may be a cue at all: its first
+    word starts one, it starts with a number (``12 comments``), or it carries a copyright
+    sign."""
+    head = first_text.split(None, 1)
+    if head:
+        word = head[0].strip(_EDGES).lower()
+        if word in STARTS or word.isdigit():
+            return True
+        if word.isalpha():
+            return "©" in first_text or "(c)" in first_text.lower()
+    found = _FIRST_WORD.search(first_text)
+    if found is None:
+        return "©" in first_text
+    word = found.group(0).lower()
+    return word in STARTS or word.isdigit() or "©" in first_text or "(c)" in first_text.lower()
+
+
 def section_heading(text: str) -> bool:
     """Whether a heading or a line of its own opens a furniture section."""
     found = normalise(text)
@@ -194,7 +242,9 @@ _MONTHS = (
 )
 _DATE = re.compile(
     r"\b(?:\d{1,2}[./-]\d{1,2}[./-](?:19|20)\d\d|(?:19|20)\d\d-\d\d-\d\d|"
-    r"\d{1,2}\.?\s+(?:de\s+)?" + _MONTHS + r"\.?\s+(?:de\s+)?(?:19|20)\d\d|"
+    r"\d{1,2}\.?\s+(?:de\s+)?"
+    + _MONTHS
+    + r"\.?\s+(?:de\s+)?(?:19|20)\d\d|"
     + _MONTHS
     + r"\.?\s+\d{1,2},?\s+(?:19|20)\d\d)\b",
     re.IGNORECASE,

@@ -247,6 +247,8 @@ def select(document: Document) -> Selection:
     excluded = page.excluded
     linked = page.linked
     selection = _select(document, excluded)
+    if not selection.roots:
+        return selection  # no block holds a paragraph: the only text is <body>'s own
     prose, densest = _densest(document, excluded, linked)
     declared = _declared(document, page.itemprops, prose)
     selection = _choose(selection, densest, declared, prose)
@@ -898,19 +900,19 @@ def _teasers(selection: Selection) -> tuple[int, int]:
     chars = prose = 0
     for parent in itertools.chain(parents, document.elements[end + 1 :]):
         children = parent.children
-        if len(children) < 3 or excluded[parent.index]:
-            continue
+        if len(children) < 3 or not parent.link_chars or excluded[parent.index]:
+            continue  # teasers hold links
         groups: dict[tuple[str, str | None], list[Element]] = {}
         for child in children:
             if (
                 type(child) is Element
+                and child.link_chars
                 and child.index > end
-                and child.chars
                 and not excluded[child.index]
             ):
                 groups.setdefault((child.tag, child.attrs.get("class")), []).append(child)
         for items in groups.values():
-            if len(items) < 3 or not all(item.link_chars for item in items):
+            if len(items) < 3:
                 continue
             total = sum(item.chars for item in items)
             if total < _CARD_MAX_CHARS * len(items):
@@ -982,33 +984,37 @@ def _densest(
     best = document.body
     best_value = float("-inf")
     for element in reversed(elements):
+        if not element.chars or element.flags & DETACHED:
+            continue  # no text: nothing to add up
         index = element.index
         parent = element.parent
-        if element.flags & DETACHED:
-            continue
         if excluded[index]:
             if parent is not None:
                 junk[parent.index] += element.chars
             continue
         tag = element.tag
+        if tag in inline:
+            if parent is not None:
+                prose[parent.index] += prose[index]
+                junk[parent.index] += junk[index]
+            continue
         own = element.own_chars
-        if own and tag not in inline and tag not in headings:
+        if own and tag not in headings:
             own_links = own if linked[index] else element.link_chars - block_links[index]
             if own >= PARAGRAPH_MIN_CHARS and own_links * 2 < own:
                 prose[index] += own - own_links
                 junk[index] += own_links
             else:
                 junk[index] += own
-        if tag not in inline:
-            value = prose[index] - weight * junk[index]
-            if value >= best_value:
-                best = element
-                best_value = value
+        value = prose[index] - weight * junk[index]
+        if value >= best_value:
+            best = element
+            best_value = value
         if parent is not None:
-            prose[parent.index] += prose[index]
-            junk[parent.index] += junk[index]
-            if tag not in inline:
-                block_links[parent.index] += element.link_chars
+            up = parent.index
+            prose[up] += prose[index]
+            junk[up] += junk[index]
+            block_links[up] += element.link_chars
     return prose, best
 
 

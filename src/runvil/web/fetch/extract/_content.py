@@ -249,10 +249,11 @@ def select(document: Document) -> Selection:
     selection = _select(document, excluded)
     if not selection.roots:
         return selection  # no block holds a paragraph: the only text is <body>'s own
-    prose, densest = _densest(document, excluded, linked)
-    declared = _declared(document, page.itemprops, prose)
-    selection = _choose(selection, densest, declared, prose)
-    selection.declared = declared is not None
+    if selection.roots[0] is not document.body:  # <body> holds every denser region
+        prose, densest = _densest(document, excluded, linked)
+        declared = _declared(document, page.itemprops, prose)
+        selection = _choose(selection, densest, declared, prose)
+        selection.declared = declared is not None
     selection.content_chars = page.content_chars
     selection.readable_chars = page.readable_chars
     inside_chars = inside_readable = readable_most = 0
@@ -552,9 +553,14 @@ class Skipper:
     "Comments" is left out with what follows it up to the next heading of its rank (unless
     that is over half of the article: then only the heading goes), and "Read more: ..."
     lines, photo credits and lines of control words are left out alone. Headings are kept
-    by the name rules: a heading is content whatever its class says."""
+    by the name rules: a heading is content whatever its class says.
 
-    __slots__ = ("cut", "dense_chars", "limit", "thread", "wrapper")
+    Reading cues is bounded by construction: at most :data:`_CUE_CHECKS` blocks are read per
+    article, each only when its text is reached within :data:`_CUE_NODES` nodes, and at most
+    :data:`_CUTS` sections are cut, each after one pass over its siblings. A page of 200,000
+    short paragraphs costs no more than an article of a few thousand."""
+
+    __slots__ = ("checks", "cut", "cuts", "dense_chars", "limit", "thread", "wrapper")
 
     def __init__(self, selection: Selection, thread: bool = False) -> None:
         self.wrapper = selection.chars // 2
@@ -562,6 +568,8 @@ class Skipper:
         self.dense_chars = 0
         self.cut: dict[int, int] = {}  # parent index: heading rank that ends the cut
         self.thread = thread  # a forum thread or a Q&A page: its comments are the content
+        self.checks = _CUE_CHECKS  # blocks left to read for cues
+        self.cuts = _CUTS  # sections left to cut
 
     def __call__(self, element: Element) -> bool:
         if element.chars > self.wrapper:
@@ -582,16 +590,23 @@ class Skipper:
             element.tag in INLINE
             or element.tag in _TABLE_PARTS
             or not 0 < element.chars <= _cues.CUE_MAX_CHARS
+            or not self.checks
         ):
             return False
+        self.checks -= 1
         return self._cue(element)
 
     def _cue(self, element: Element) -> bool:
-        if not _cues.may_be_cue(_first_text(element)):
+        first = _first_text(element)
+        if not first or not _cues.may_be_cue(first):
             return False
         text = _text_of(element)
+        if not text:
+            return False
         if not self.thread and _cues.section_heading(text):
-            self._cut_after(element)
+            if self.cuts:
+                self.cuts -= 1
+                self._cut_after(element)
             return True
         if element.link_chars * 5 >= element.chars * 2 and _cues.read_more(text):
             return True
@@ -621,18 +636,24 @@ class Skipper:
             self.cut[parent.index] = _HEADING_RANK.get(element.tag, 7)
 
 
+_CUE_CHECKS = 4096
+_CUE_NODES = 64
+_CUTS = 32
 # A table's cells say what they say: "Facebook" in a table of ad prices is data.
 _TABLE_PARTS = frozenset({"table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption"})
 _HEADING_RANK = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 
 
 def _first_text(element: Element) -> str:
-    """The first text of a subtree that is not only spaces."""
+    """The first text of a subtree that is not only spaces (``""`` when it takes over
+    :data:`_CUE_NODES` nodes to reach)."""
     children = element.children
     if children and type(children[0]) is str and not children[0].isspace():
         return children[0]  # the common case: a block that starts with its text
     stack: list[Element | str] = [element]
-    while stack:
+    nodes = _CUE_NODES
+    while stack and nodes:
+        nodes -= 1
         node = stack.pop()
         if type(node) is str:
             if not node.isspace():
@@ -644,10 +665,15 @@ def _first_text(element: Element) -> str:
 
 
 def _text_of(element: Element) -> str:
-    """The text of a small subtree, in document order."""
+    """The text of a small subtree, in document order (``""`` when it has over
+    :data:`_CUE_NODES` nodes: a line of furniture is a few nodes, not thousands)."""
     parts: list[str] = []
     stack: list[Element | str] = [element]
+    nodes = _CUE_NODES
     while stack:
+        nodes -= 1
+        if not nodes:
+            return ""
         node = stack.pop()
         if type(node) is str:
             parts.append(node)
@@ -662,6 +688,8 @@ def boilerplate(element: Element, thread: bool = False) -> int:
     if element.flags & (FURNITURE | ARIA_HIDDEN):
         return NAMED
     tag = element.tag
+    if not element.attrs and tag not in _CONTAINERS and tag not in _CAPTION_TAGS:
+        return KEEP  # a plain paragraph, heading or item: nothing names it furniture
     if tag in INLINE:
         return KEEP
     if tag in _CAPTION_TAGS:

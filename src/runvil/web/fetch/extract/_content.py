@@ -102,6 +102,8 @@ _ARTICLE_MIN_READABLE_SHARE = 0.7
 _DATED_SHARE = 0.2
 _DATED_READABLE = 0.4
 _DATED_MOST = 3
+_LANDING_PROSE = 0.25
+_PROSE_BLOCK_CHARS = 150
 _AROUND_RATIO = 3
 _KEPT_SHARE = 0.5
 _HEADINGS_PER_1000 = 4
@@ -873,7 +875,39 @@ def is_article(
         return 1 <= selection.dates <= _DATED_MOST
     if text is None:
         return True
-    return not _reads_like_links(text)
+    if _reads_like_links(text):
+        return False
+    # A page that declares nothing, shows no date and whose text is not prose is a landing
+    # page or a catalogue (headings, blurbs, feature lists): it comes back whole.
+    return _prose_share(text) >= _LANDING_PROSE or _page_dated(document)
+
+
+def _prose_share(text: str) -> float:
+    """The share of rendered markdown's visible text in paragraphs of at least
+    :data:`_PROSE_BLOCK_CHARS` (not headings, list items or table rows)."""
+    total = prose = 0
+    for block in text.split("\n\n"):
+        visible = len(_LINK.sub(r"\1", _IMAGE.sub("", block)))
+        total += visible
+        if visible >= _PROSE_BLOCK_CHARS and not block.startswith(("#", "-", "|", "`", ">")):
+            prose += visible
+    return prose / total if total else 0.0
+
+
+def _page_dated(document: Document) -> bool:
+    """Whether the page's text shows a full date anywhere."""
+    for element in document.elements:
+        if element.flags & DETACHED:
+            continue
+        for child in element.children:
+            if (
+                type(child) is str
+                and len(child) >= 8
+                and any(c.isdigit() for c in child)
+                and _cues.dates(child, 1)
+            ):
+                return True
+    return False
 
 
 def _dates_around(selection: Selection) -> int:

@@ -52,14 +52,6 @@ _UNLIKELY = re.compile(
     re.IGNORECASE,
 )
 _MAYBE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
-# Inside the chosen article, the same names minus "header": an article's own header (title,
-# byline, section anchors) is content.
-_UNLIKELY_INSIDE = re.compile(
-    r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|"
-    r"gdpr|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|"
-    r"sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
-    re.IGNORECASE,
-)
 
 _TAG_BASE = {
     "div": 5,
@@ -169,16 +161,6 @@ def _unlikely(element: Element) -> bool:
 
 
 UNLIKELY_MODE = 0
-
-
-_unlikely_inside_names: dict[str, bool] = {}
-
-
-def _unlikely_inside(element: Element) -> bool:
-    """Class or id names that mark furniture inside an article's content."""
-    if element.tag in _HEADING_TAGS:
-        return False
-    return _names_say(element, _UNLIKELY_INSIDE, _unlikely_inside_names)
 
 
 def _names_say(element: Element, pattern: re.Pattern[str], verdicts: dict[str, bool]) -> bool:

@@ -44,8 +44,11 @@ INLINE = frozenset(
 # Page furniture: kept in a whole-page rendering, skipped inside an extracted article.
 _FURNITURE_TAGS = frozenset({"nav", "header", "footer", "aside", "form", "menu", "button"})
 _FURNITURE_ROLES = frozenset(
-    {"navigation", "banner", "contentinfo", "complementary", "menu", "menubar", "search"}
-)
+    {
+        "navigation", "banner", "contentinfo", "complementary", "menu", "menubar", "search",
+        "dialog", "alertdialog",
+    }
+)  # fmt: skip
 
 # Cookie and consent banners: dropped from every rendering, but only when small, so a page
 # whose <body> carries a "cookie-consent" class does not vanish.

@@ -95,6 +95,7 @@ _DATED_SHARE = 0.2
 _DATED_READABLE = 0.4
 _DATED_MOST = 3
 _LANDING_PROSE = 0.25
+_LANDING_MIN_CHARS = 1000
 _PROSE_BLOCK_CHARS = 150
 _AROUND_RATIO = 3
 _KEPT_SHARE = 0.5
@@ -860,8 +861,13 @@ def is_article(
     if _reads_like_links(text):
         return False
     # A page that declares nothing, shows no date and whose text is not prose is a landing
-    # page or a catalogue (headings, blurbs, feature lists): it comes back whole.
-    return _prose_share(text) >= _LANDING_PROSE or _page_dated(document)
+    # page or a catalogue (headings, blurbs, feature lists): it comes back whole. (A short
+    # page is too short to tell.)
+    return (
+        article_chars < _LANDING_MIN_CHARS
+        or _prose_share(text) >= _LANDING_PROSE
+        or _page_dated(document)
+    )
 
 
 def _prose_share(text: str) -> float:

@@ -51,6 +51,12 @@ _UNLIKELY = re.compile(
     r"sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
     re.IGNORECASE,
 )
+_UNLIKELY_THREAD = re.compile(
+    r"-ad-|ai2html|banner|breadcrumbs|combx|cover-wrap|disqus|extra|footer|"
+    r"gdpr|header|legends|menu|related|rss|shoutbox|sidebar|skyscraper|social|"
+    r"sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
+    re.IGNORECASE,
+)
 _MAYBE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
 
 _TAG_BASE = {
@@ -149,19 +155,17 @@ def class_weight(element: Element) -> int:
     return weight
 
 
-def _unlikely(element: Element) -> bool:
-    """Class or id names that mark page furniture (comments, sidebars, share bars...)."""
-    if element.tag in ("body", "a", "article", "main"):
+def _unlikely(element: Element, thread: bool = False) -> bool:
+    """Class or id names that mark page furniture (comments, sidebars, share bars...). On a
+    forum thread or Q&A page, comments and replies are the content."""
+    if element.tag in ("body", "a", "article", "main") or element.attrs.get("role") == "main":
         return False
-    if UNLIKELY_MODE == 0:
-        return _names_say(element, _UNLIKELY, _unlikely_names)
-    named = _named(element) == NAMED_FURNITURE
-    if UNLIKELY_MODE == 1:
-        return named
-    return named or _names_say(element, _UNLIKELY, _unlikely_names)
+    if thread:
+        return _names_say(element, _UNLIKELY_THREAD, _unlikely_thread_names)
+    return _names_say(element, _UNLIKELY, _unlikely_names)
 
 
-UNLIKELY_MODE = 0
+_unlikely_thread_names: dict[str, bool] = {}
 
 
 def _names_say(element: Element, pattern: re.Pattern[str], verdicts: dict[str, bool]) -> bool:
@@ -279,7 +283,10 @@ def _select(document: Document, excluded: list[bool]) -> Selection:
             if ancestor.tag not in _NEVER_CANDIDATE or ancestor.parent is None:
                 key = ancestor.index
                 if key not in scores:
-                    scores[key] = _TAG_BASE.get(ancestor.tag, 0) + class_weight(ancestor)
+                    base = _TAG_BASE.get(ancestor.tag, 0)
+                    if ancestor.attrs and ancestor.attrs.get("role") == "main":
+                        base = _TAG_BASE["main"]  # role="main" is a <main> by another name
+                    scores[key] = base + class_weight(ancestor)
                 divider = 1 if level == 0 else 2 if level == 1 else level * 3
                 scores[key] += score / divider
             ancestor = ancestor.parent
@@ -377,6 +384,7 @@ def _mark(document: Document) -> _Page:
     total = body.chars
     total_prose = total - body.link_chars
     wrapper = _WRAPPER_SHARE
+    thread = document.signals.ld_thread
     furniture_chars = readable_chars = 0
     for element in elements:
         index = element.index
@@ -388,7 +396,7 @@ def _mark(document: Document) -> _Page:
                 excluded[index] = True
                 continue
         if element.flags & (ARIA_HIDDEN | DETACHED) or (
-            (element.flags & FURNITURE or _unlikely(element))
+            (element.flags & FURNITURE or _unlikely(element, thread))
             and element.chars <= total * wrapper
             and element.chars - element.link_chars <= total_prose * wrapper
         ):
@@ -1132,14 +1140,12 @@ def _choose(
     teaser, one section of an article split into many) or the page declares where its
     article is and the declaration holds the text."""
     picked = sum(prose[root.index] for root in selection.roots)
-    # The pick is a piece of the declared body, or lies elsewhere. (A declared body inside the
+    # The pick lies elsewhere, or is a piece of the declared body. (A declared body inside the
     # pick never narrows it: sites leave the lead paragraph or the title out of it.)
-    if (
-        declared is not None
-        and picked < _PIECE_SHARE * prose[declared.index]
-        and not any(_contains(root, declared) for root in selection.roots)
-    ):
-        return _single(declared, selection.score)
+    if declared is not None and not any(_contains(root, declared) for root in selection.roots):
+        inside = any(_contains(declared, root) for root in selection.roots)
+        if not inside or picked < _PIECE_SHARE * prose[declared.index]:
+            return _single(declared, selection.score)
     if (not selection.roots or picked < _FRAGMENT_SHARE * prose[densest.index]) and not any(
         _contains(root, densest) for root in selection.roots
     ):

@@ -102,6 +102,7 @@ _COMMENT_COUNT = re.compile(
 # "Read more" lines: the cue, then (mostly) a link to another article.
 _READ_MORE = re.compile(
     r"(?:read (?:more|also|next)|also read|see also|related|more|recommended|"
+    r"continue reading|"
     r"lesen sie (?:auch|hier|mehr)|auch lesen|weiterlesen|mehr zum thema|mehr dazu|"
     r"passend (?:dazu|zum thema)|siehe auch|auch interessant|"
     r"le[ae] (?:también|más)|l[eé]e(?:r)? más|(?:le|te) puede interesar|mir[ae]|"
@@ -143,7 +144,8 @@ _CONTROL_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
 # The first words any cue can start with, so that a block whose first word is none of them
 # (nearly every paragraph of an article) is passed over after one set lookup.
 _READ_MORE_STARTS = (
-    "read also see related more recommended lesen auch weiterlesen mehr passend siehe lea "
+    "read also see related more recommended continue lesen auch weiterlesen mehr passend "
+    "siehe lea "
     "lee leer le te mira mire ver puedes también à lire voir leggi leia veja czytaj "
     "zobacz dowiedz lees"
 )

@@ -1,0 +1,388 @@
+"""render_html on article pages: the article comes back, its furniture does not.
+
+Every page here is small and written for the test. Each test puts one kind of furniture
+inside (or around) an article's container and asserts the exact markdown that comes back.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from runvil.web.fetch.extract import render_html
+
+BASE = "https://example.com/news/story.html"
+
+P1 = (
+    "The river rose by two metres overnight, and by morning the lower town was under water, "
+    "the bakery, the school and the old mill among the buildings cut off from the main road."
+)
+P2 = (
+    "Volunteers filled sandbags until dawn, while the fire brigade pumped out cellars, "
+    "checked on elderly residents and ferried families to the sports hall on the hill."
+)
+P3 = (
+    "The mayor said the council would meet on Friday to decide on repairs, and asked people "
+    "to keep away from the riverbank, where the current is still strong and the ground soft."
+)
+ARTICLE = f"{P1}\n\n{P2}\n\n{P3}"
+BODY = f"<p>{P1}</p><p>{P2}</p><p>{P3}</p>"
+
+
+def page(body: str, head: str = "") -> str:
+    return f"<!doctype html><html><head><title>Flood</title>{head}</head><body>{body}</body></html>"
+
+
+def chrome(article: str) -> str:
+    """A site around an article: a menu, a header, the article, a footer."""
+    return (
+        "<nav><a href='/'>Home</a> <a href='/news'>News</a> <a href='/sport'>Sport</a></nav>"
+        "<header><p>The Valley Gazette, your local paper since 1901</p></header>"
+        f"<main>{article}</main>"
+        "<footer><p>Copyright The Valley Gazette. All rights reserved.</p></footer>"
+    )
+
+
+def extract(html: str) -> tuple[str, str]:
+    return render_html(html, BASE, False)
+
+
+def test_plain_article_in_a_site() -> None:
+    assert extract(page(chrome(f"<article>{BODY}</article>"))) == (ARTICLE, "readability")
+
+
+# --- furniture inside the article's container ------------------------------------------------
+
+
+COMMENTS = (
+    "<section class='comments'><h2>3 Comments</h2>"
+    "<div class='comment'><p>Anna wrote: what a night, thanks to all the volunteers, "
+    "we could not have managed without them.</p></div>"
+    "<div class='comment'><p>Ben wrote: the mill has flooded twice in ten years, "
+    "when will the council build a proper wall?</p></div></section>"
+)
+RELATED = (
+    "<div class='related-articles'><h3>Related articles</h3><ul>"
+    "<li><a href='/a'>Storm warning for the weekend, stay indoors</a></li>"
+    "<li><a href='/b'>How the 1998 flood changed the town forever</a></li>"
+    "<li><a href='/c'>New pumps for the fire brigade after long wait</a></li></ul></div>"
+)
+
+
+@pytest.mark.parametrize(
+    "furniture",
+    [
+        pytest.param(COMMENTS, id="comment thread"),
+        pytest.param(RELATED, id="related list"),
+        pytest.param(
+            "<aside class='recommended'><h4>Recommended for you</h4>"
+            "<p><a href='/d'>Ten walks along the river this autumn</a></p></aside>",
+            id="recommended list",
+        ),
+        pytest.param(
+            "<div class='teaser'><a href='/e'><h3>Also in the valley: the harvest festival "
+            "returns</h3></a><p><a href='/e'>Read the story</a></p></div>",
+            id="teaser block",
+        ),
+        pytest.param(
+            "<div class='share-bar'><a href='/s/fb'>Facebook</a> <a href='/s/x'>X</a> "
+            "<a href='/s/mail'>Email</a></div>",
+            id="share bar",
+        ),
+        pytest.param(
+            "<div class='follow-us'><p>Follow us on all our channels for the latest news "
+            "from the valley.</p></div>",
+            id="follow block",
+        ),
+        pytest.param(
+            "<div class='newsletter-signup'><p>Get the Valley Gazette newsletter in your "
+            "inbox every morning, free of charge.</p><p>Sign up now</p></div>",
+            id="newsletter box",
+        ),
+        pytest.param(
+            "<div class='author-bio'><p>Maria Lopez has covered the valley for the Gazette "
+            "since 2009 and lives in the lower town.</p></div>",
+            id="author bio",
+        ),
+        pytest.param(
+            "<div class='ad-slot'><p>Advertisement: the best mattresses of the year, now "
+            "at half price in our shop.</p></div>",
+            id="ad slot",
+        ),
+        pytest.param(
+            "<div class='promo'><p>Subscribe for one euro a month and read every story "
+            "without limits.</p></div>",
+            id="promo slot",
+        ),
+        pytest.param(
+            "<div class='paywall'><p>This article is for subscribers.</p>"
+            "<p><a href='/login'>Log in</a> or <a href='/subscribe'>subscribe</a></p></div>",
+            id="subscription wall",
+        ),
+        pytest.param(
+            "<div class='gallery-controls'><button>Previous</button><span>1 of 12</span>"
+            "<button>Next</button></div><div class='thumbnails'><a href='/g/1'>1</a> "
+            "<a href='/g/2'>2</a></div>",
+            id="gallery chrome",
+        ),
+    ],
+)
+def test_named_furniture_inside_the_article_is_left_out(furniture: str) -> None:
+    html = page(chrome(f"<article>{BODY}{furniture}</article>"))
+    assert extract(html) == (ARTICLE, "readability")
+
+
+@pytest.mark.parametrize(
+    "stub",
+    [
+        "<p>Read more: <a href='/x'>The flood of 1998, twenty-five years on</a></p>",
+        "<p>Lesen Sie auch: <a href='/y'>Hochwasser im Tal: die Chronik</a></p>",
+        "<p>Lea también: <a href='/z'>Inundaciones en el valle</a></p>",
+        "<p><a href='/full'>Continue reading</a></p>",
+    ],
+)
+def test_read_more_stubs_are_left_out(stub: str) -> None:
+    html = page(chrome(f"<article><p>{P1}</p>{stub}<p>{P2}</p><p>{P3}</p></article>"))
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_a_furniture_heading_ends_the_article_section_it_opens() -> None:
+    # No class names at all: the heading's words say what follows.
+    related = (
+        "<h2>You might also like</h2>"
+        "<p><a href='/1'>Ten walks along the river this autumn, with maps</a></p>"
+        "<p>Our pick of the quietest paths in the valley, from the mill to the old bridge.</p>"
+    )
+    html = page(chrome(f"<article>{BODY}{related}</article>"))
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_comment_heading_and_thread_without_class_names_are_left_out() -> None:
+    thread = (
+        "<h3>Leave a reply</h3><p>Your email address will not be published, and we read "
+        "every comment before it appears.</p>"
+    )
+    html = page(chrome(f"<article><h2>Flood in the valley</h2>{BODY}{thread}</article>"))
+    assert extract(html) == (f"## Flood in the valley\n\n{ARTICLE}", "readability")
+
+
+def test_photo_captions_and_credits_are_left_out() -> None:
+    html = page(
+        chrome(
+            f"<article><p>{P1}</p><figure><img src='/mill.jpg' alt='The old mill'>"
+            "<figcaption>The old mill on Tuesday morning.</figcaption></figure>"
+            f"<p>Foto: Hans Berger</p><p>{P2}</p><p>© Valley Press Agency</p><p>{P3}</p>"
+            "</article>"
+        )
+    )
+    assert extract(html) == (
+        f"{P1}\n\n![The old mill](https://example.com/mill.jpg)\n\n{P2}\n\n{P3}",
+        "readability",
+    )
+
+
+def test_lines_of_controls_are_left_out() -> None:
+    html = page(
+        chrome(
+            f"<article><p>Share Print Email</p>{BODY}<p>Advertisement</p>"
+            "<p><a href='/back'>Back</a></p></article>"
+        )
+    )
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_the_articles_own_structure_stays() -> None:
+    article = (
+        "<h1>Flood in the valley</h1>"
+        f"<p>{P1}</p><h2>What happened</h2><p>{P2}</p>"
+        "<ul><li>The bakery on Mill Street</li><li>The primary school</li></ul>"
+        "<table><tr><th>Place</th><th>Water</th></tr><tr><td>Mill Street</td><td>1.2 m</td>"
+        "</tr></table>"
+        "<blockquote><p>We have never seen it rise this fast.</p></blockquote>"
+        "<pre><code class='language-sh'>curl https://example.com/levels</code></pre>"
+        f"<p>{P3}</p>"
+    )
+    html = page(chrome(f"<article>{article}</article>"))
+    assert extract(html) == (
+        f"# Flood in the valley\n\n{P1}\n\n## What happened\n\n{P2}\n\n"
+        "- The bakery on Mill Street\n- The primary school\n\n"
+        "| Place | Water |\n|---|---|\n| Mill Street | 1.2 m |\n\n"
+        "> We have never seen it rise this fast.\n\n"
+        "```sh\ncurl https://example.com/levels\n```\n\n"
+        f"{P3}",
+        "readability",
+    )
+
+
+def test_a_table_of_data_keeps_cells_that_look_like_controls() -> None:
+    table = (
+        "<table><tr><th>Network</th><th>Cost per click</th></tr>"
+        "<tr><td>Facebook</td><td>0.50 dollars</td></tr>"
+        "<tr><td>Email</td><td>0.10 dollars</td></tr></table>"
+    )
+    html = page(chrome(f"<article>{BODY}{table}</article>"))
+    assert extract(html) == (
+        f"{ARTICLE}\n\n| Network | Cost per click |\n|---|---|\n"
+        "| Facebook | 0.50 dollars |\n| Email | 0.10 dollars |",
+        "readability",
+    )
+
+
+def test_comments_are_the_content_of_a_forum_thread() -> None:
+    thread_type = json.dumps({"@context": "https://schema.org", "@type": "DiscussionForumPosting"})
+    posts = "".join(
+        f"<div class='comment'><p>{text}</p></div>" for text in (P1, P2, P3)
+    )
+    html = page(
+        chrome(f"<div class='thread'>{posts}</div>"),
+        f"<script type='application/ld+json'>{thread_type}</script>",
+    )
+    assert extract(html) == (ARTICLE, "readability")
+
+
+# --- the article decision -----------------------------------------------------------------
+
+
+# An editorial column before the article, shorter than the article but long enough to make
+# an undeclared page look like a page of several pieces.
+COLUMN = (
+    "<div class='column'>"
+    + "".join(
+        f"<p>Our editor writes, in column part {n}: the valley has seen many floods before, "
+        "and each time the town came together.</p>"
+        for n in range(2)
+    )
+    + "</div>"
+)
+
+
+def test_an_article_with_heavy_furniture_around_it_is_still_the_article() -> None:
+    # The page says it is an article, so the article comes back alone.
+    head = "<meta property='og:type' content='article'>"
+    html = page(COLUMN + chrome(f"<article>{BODY}</article>"), head)
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_the_same_page_without_a_declaration_comes_back_whole() -> None:
+    text, label = extract(page(COLUMN + chrome(f"<article>{BODY}</article>")))
+    assert label == "raw-html"
+    assert text.startswith("Our editor writes, in column part 0:")
+    assert text.endswith("Copyright The Valley Gazette. All rights reserved.")
+
+
+def test_a_dated_article_is_an_article() -> None:
+    # A date in the URL's path is a declaration too.
+    html = page(COLUMN + chrome(f"<article>{BODY}</article>"))
+    assert render_html(html, "https://example.com/2024/05/12/flood.html", False) == (
+        ARTICLE,
+        "readability",
+    )
+
+
+def test_a_published_time_is_a_declaration() -> None:
+    head = "<meta property='article:published_time' content='2024-05-12T08:00:00Z'>"
+    html = page(COLUMN + chrome(f"<article>{BODY}</article>"), head)
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_a_listing_of_cards_comes_back_whole_even_when_declared() -> None:
+    cards = "".join(
+        f"<div class='card'><h3><a href='/story/{n}'>Story number {n} from the valley</a></h3>"
+        f"<p>A short blurb about story {n}, the council and the weather.</p></div>"
+        for n in range(8)
+    )
+    head = "<meta property='og:type' content='article'>"
+    text, label = extract(page(chrome(f"<div class='grid'>{cards}</div>"), head))
+    assert label == "raw-html"
+    assert text.startswith("[Home](https://example.com/)")
+
+
+# --- what the page declares ------------------------------------------------------------------
+
+
+def test_json_ld_article_body_locates_the_article() -> None:
+    # Readability's scores prefer the denser teaser column; the declared body says where the
+    # article is, and the page holds its text.
+    body = json.dumps(
+        {"@context": "https://schema.org", "@type": "NewsArticle", "articleBody": ARTICLE}
+    )
+    article = "".join(f"<div class='x'><div><p>{p}</p></div></div>" for p in (P1, P2, P3))
+    column = (
+        "<div class='column'><p>" + ", ".join(["one", "two", "three"] * 30) + "</p></div>"
+    )
+    html = page(
+        f"<div class='top'>{column}</div><div class='bottom'><div class='main'>{article}</div>"
+        "</div>",
+        f"<script type='application/ld+json'>{body}</script>",
+    )
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_a_declared_body_that_is_a_teaser_does_not_narrow_the_article() -> None:
+    body = json.dumps(
+        {"@context": "https://schema.org", "@type": "BlogPosting", "articleBody": P1[:60]}
+    )
+    html = page(
+        chrome(f"<article>{BODY}</article>"),
+        f"<script type='application/ld+json'>{body}</script>",
+    )
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_microdata_article_body_is_the_article_container() -> None:
+    html = page(
+        chrome(
+            "<div class='layout'><div itemprop='articleBody'>"
+            + "".join(f"<div class='para'><div><p>{p}</p></div></div>" for p in (P1, P2, P3))
+            + "</div><div class='box'><p>"
+            + ", ".join(["alpha", "beta", "gamma"] * 30)
+            + "</p></div></div>"
+        )
+    )
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_og_type_article_is_evidence_for_the_decision() -> None:
+    head = "<meta property='og:type' content='article'>"
+    html = page(COLUMN + chrome(f"<div class='story'>{BODY}</div>"), head)
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_og_type_website_is_no_such_evidence() -> None:
+    head = "<meta property='og:type' content='website'>"
+    html = page(COLUMN + chrome(f"<div class='story'>{BODY}</div>"), head)
+    assert extract(html)[1] == "raw-html"
+
+
+def test_json_ld_article_type_without_a_body_is_evidence_too() -> None:
+    body = json.dumps({"@context": "https://schema.org", "@type": "BlogPosting"})
+    html = page(
+        COLUMN + chrome(f"<div class='story'>{BODY}</div>"),
+        f"<script type='application/ld+json'>{body}</script>",
+    )
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_article_and_main_elements_are_never_taken_for_furniture() -> None:
+    # Their class names say "sidebar" and "related", which would make a <div> furniture.
+    html = page(
+        "<nav><a href='/'>Home</a></nav>"
+        f"<main class='with-sidebar'><article class='related-layout'>{BODY}</article></main>"
+    )
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_role_main_is_the_main_region() -> None:
+    html = page(
+        "<nav><a href='/'>Home</a></nav>"
+        f"<div role='main' class='page-with-sidebar'>{BODY}</div>"
+        "<div class='sidebar'><p>Opening hours of the town hall, Monday to Friday.</p></div>"
+    )
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_under_100_bytes_of_article_still_falls_back_to_the_whole_page() -> None:
+    head = "<meta property='og:type' content='article'>"
+    html = page("<nav><a href='/'>Home</a></nav><article><p>A short note.</p></article>", head)
+    assert extract(html) == ("[Home](https://example.com/)\n\nA short note.", "raw-html")

@@ -102,7 +102,7 @@ _DATED_READABLE = 0.4
 _DATED_MOST = 3
 _LANDING_PROSE = 0.25
 _LANDING_MIN_CHARS = 1000
-_PROSE_BLOCK_CHARS = 150
+_PROSE_BLOCK_CHARS = 40
 _AROUND_RATIO = 3
 _KEPT_SHARE = 0.5
 _HEADINGS_PER_1000 = 4
@@ -879,15 +879,25 @@ def is_article(
 
 
 def _prose_share(text: str) -> float:
-    """The share of rendered markdown's visible text in paragraphs of at least
-    :data:`_PROSE_BLOCK_CHARS` (not headings, list items or table rows)."""
+    """The share of rendered markdown's visible text in paragraphs of prose: blocks of their
+    own (not headings, list items, table rows, code or quotes) of at least
+    :data:`_PROSE_BLOCK_CHARS` that end like a sentence."""
     total = prose = 0
     for block in text.split("\n\n"):
-        visible = len(_LINK.sub(r"\1", _IMAGE.sub("", block)))
-        total += visible
-        if visible >= _PROSE_BLOCK_CHARS and not block.startswith(("#", "-", "|", "`", ">")):
-            prose += visible
+        visible = _LINK.sub(r"\1", _IMAGE.sub("", block)).strip()
+        total += len(visible)
+        if (
+            len(visible) >= _PROSE_BLOCK_CHARS
+            and visible.endswith(_SENTENCE_ENDS)
+            and not block.startswith(("#", "-", "|", "`", ">", " "))
+            and not _ORDERED_ITEM.match(block)
+        ):
+            prose += len(visible)
     return prose / total if total else 0.0
+
+
+_SENTENCE_ENDS = tuple(".!?:;\"”’)…。")
+_ORDERED_ITEM = re.compile(r"\d{1,9}\. ")
 
 
 def _page_dated(document: Document) -> bool:

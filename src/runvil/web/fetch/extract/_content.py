@@ -1,21 +1,28 @@
-"""Find the main content of a page: which subtrees to render, and what to leave out inside them.
+"""Find the main content of a page: which subtrees to render, what to leave out inside them,
+and whether the page is an article at all.
 
-The method follows Readability's proven idea, on counts gathered while the tree was built:
+1. **Readability's scores**, on counts gathered while the tree was built: every block with
+   at least 25 characters of its own text is a *paragraph*; it scores 1 + its commas + one
+   point per 100 characters (at most 3) and gives that to its parent, half to its grandparent
+   and a shrinking share to three more ancestors, which start from a base for their tag and
+   class/id words; totals are scaled by ``1 - link density``. The best element, grown to its
+   ancestors, a series of look-alike posts or its sibling paragraphs, is the *pick*.
+2. **The densest prose** (:func:`_densest`): per element, the prose in its whole subtree net
+   of link text and fragments. A pick holding under a quarter of the densest region's prose
+   is a fragment of it (a title block, a teaser, one section of a page-builder article) and
+   the region replaces it.
+3. **What the page declares** (``_signals``): a microdata ``itemprop="articleBody"`` element,
+   or the element holding the start and the end of a JSON-LD ``articleBody``, replaces a pick
+   that lies elsewhere or is a piece of it, but never narrows one that holds it.
+4. **Furniture inside the pick** (:class:`Skipper`): furniture tags and roles, hidden
+   elements, figure captions, blocks whose class/id words name furniture (``_names``), blocks
+   of links, and short blocks whose words are furniture (``_cues``: "Related articles",
+   "Read more: ...", "Foto: ...", "Share").
+5. **The page kind** (:func:`is_article`): a listing of cards, or a page where the article
+   is a small part of the text, comes back whole; declarations (``og:type``, JSON-LD, a
+   publication date, a dated URL) lower the bar.
 
-1. Every block with at least 25 characters of its own text is a *paragraph*. It scores
-   1 + its commas + one point per 100 characters (at most 3), and gives that score to its
-   parent, half to its grandparent and a third of it, shrinking, to three more ancestors.
-2. An ancestor starts from a base score for its tag and the class/id words it carries
-   (``article``, ``content``, ``post`` up; ``comment``, ``sidebar``, ``share``, ``related`` down),
-   and its total is scaled by ``1 - link density`` so menus and link farms sink.
-3. The best-scoring element is the article. Siblings that score close to it, or that are
-   substantial paragraphs with few links, join it, so an article split over sibling blocks
-   comes back whole.
-4. Inside the chosen subtrees, page furniture (nav, header, footer, aside, forms), hidden
-   elements and containers that look like boilerplate (negative class words, link-dense
-   blocks with little prose) are left out.
-
-docs/extraction.md explains how this was tuned and how non-article pages are recognised.
+docs/extraction.md explains every rule with the kind of page it serves.
 """
 
 from __future__ import annotations
@@ -110,7 +117,6 @@ _TITLE_LINKS_PER_1000 = 6
 _LINK_TEXT_SHARE = 0.25
 _SERIES_MIN_ITEMS = 3
 _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-_BOILERPLATE_MAX_CHARS = 2000  # a bigger block named like boilerplate is content after all
 _SERIES_LEVELS = 5
 # A utility class styles anything (px-6, col-12, mt24, md:flex, w-1/2); only a class that names
 # a kind of block (answer, cPost, elementor-element, sc-64912480-0) makes siblings a series.

@@ -38,7 +38,7 @@ ARTICLE = (
 LONG_ARTICLE = (
     "<html><body><article><h1>A long article</h1>"
     + "".join(
-        f"<p>Paragraph {i}: " + "lorem ipsum dolor sit amet " * 20 + "</p>" for i in range(60)
+        f"<p>Paragraph {i}: " + "lorem ipsum dolor sit amet " * 20 + "end.</p>" for i in range(60)
     )
     + "</article></body></html>"
 )

@@ -109,7 +109,7 @@ _DATED_READABLE = 0.4
 _DATED_MOST = 3
 _LANDING_PROSE = 0.25
 _LANDING_MIN_CHARS = 1000
-_PROSE_BLOCK_CHARS = 40
+_PROSE_BLOCK_CHARS = PARAGRAPH_MIN_CHARS  # as long as a block Readability scores
 _AROUND_RATIO = 3
 _KEPT_SHARE = 0.5
 _HEADINGS_PER_1000 = 4
@@ -894,7 +894,7 @@ def _prose_share(text: str) -> float:
         total += len(visible)
         if (
             len(visible) >= _PROSE_BLOCK_CHARS
-            and visible.endswith(_SENTENCE_ENDS)
+            and (visible.endswith(_SENTENCE_ENDS))
             and not block.startswith(("#", "-", "|", "`", ">", " "))
             and not _ORDERED_ITEM.match(block)
         ):

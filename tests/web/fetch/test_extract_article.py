@@ -26,6 +26,14 @@ P3 = (
     "The mayor said the council would meet on Friday to decide on repairs, and asked people "
     "to keep away from the riverbank, where the current is still strong and the ground soft."
 )
+Q1 = (
+    "Insurers said they expected claims from more than two hundred households and shops, "
+    "most of them on Mill Street and along the river."
+)
+Q2 = (
+    "The weather service expects dry days for the rest of the week, which should let the "
+    "water fall back into the river bed by Sunday."
+)
 ARTICLE = f"{P1}\n\n{P2}\n\n{P3}"
 BODY = f"<p>{P1}</p><p>{P2}</p><p>{P3}</p>"
 
@@ -298,6 +306,20 @@ def test_a_listing_of_cards_comes_back_whole_even_when_declared() -> None:
     assert text.startswith("[Home](https://example.com/)")
 
 
+def test_an_article_spread_over_sibling_blocks_comes_back_whole() -> None:
+    # The best-scoring block (a table, named nothing) holds three of the five paragraphs; the
+    # other two sit deep in wrappers beside it, beyond the reach of Readability's scores.
+    rows = "".join(f"<tr><td>{p}</td></tr>" for p in (P1, P2, P3))
+    deep = [f"{'<div>' * 6}<p>{p}</p>{'</div>' * 6}" for p in (Q1, Q2)]
+    html = page(
+        chrome(
+            f"<div class='layout'><div class='specs'><table>{rows}</table></div>"
+            f"<div class='notes'>{''.join(deep)}</div></div>"
+        )
+    )
+    assert extract(html) == (f"{ARTICLE}\n\n{Q1}\n\n{Q2}", "readability")
+
+
 # --- what the page declares ------------------------------------------------------------------
 
 
@@ -327,6 +349,17 @@ def test_a_declared_body_that_is_a_teaser_does_not_narrow_the_article() -> None:
         chrome(f"<article>{BODY}</article>"),
         f"<script type='application/ld+json'>{body}</script>",
     )
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_a_declared_body_in_a_teaser_card_elsewhere_does_not_replace_the_article() -> None:
+    # A related-posts card marks its blurb itemprop="articleBody": a declaration with a
+    # fraction of the article's prose, elsewhere on the page, is the card's, not the page's.
+    card = (
+        "<div class='more'><div itemprop='articleBody'><p>The harvest festival returns to "
+        "the valley on Sunday.</p></div></div>"
+    )
+    html = page(chrome(f"<article>{BODY}</article>{card}"))
     assert extract(html) == (ARTICLE, "readability")
 
 

@@ -1147,6 +1147,9 @@ def _common_ancestor(one: Element, other: Element) -> Element | None:
 _FRAGMENT_SHARE = 0.25
 # A pick holding under this share of the declared body's prose is a piece of it.
 _PIECE_SHARE = 0.6
+# A pick that names itself nothing and holds under this share of the densest prose around it
+# is one part of an article spread over sibling blocks.
+_SPREAD_SHARE = 0.65
 
 
 def _choose(
@@ -1154,16 +1157,37 @@ def _choose(
 ) -> Selection:
     """Readability's pick, unless it is a fragment of the densest prose (a title block, a
     teaser, one section of an article split into many) or the page declares where its
-    article is and the declaration holds the text."""
+    article is and the declaration holds the text.
+
+    A declared body with under :data:`_FRAGMENT_SHARE` of the pick's prose is not the
+    article's: it is a teaser card's ``articleBody`` in a list of related posts. A pick whose
+    names say nothing of content (no ``article``/``content``/``post`` word, not ``<article>``
+    or ``<main>``) that holds under :data:`_SPREAD_SHARE` of the prose of the densest region
+    around it is one block of an article spread over siblings (a table, an accordion, one
+    page-builder section, a product description beside its specifications): the region is
+    the article."""
     picked = sum(prose[root.index] for root in selection.roots)
     # The pick lies elsewhere, or is a piece of the declared body. (A declared body inside the
     # pick never narrows it: sites leave the lead paragraph or the title out of it.)
-    if declared is not None and not any(_contains(root, declared) for root in selection.roots):
+    if (
+        declared is not None
+        and not any(_contains(root, declared) for root in selection.roots)
+        and prose[declared.index] >= _FRAGMENT_SHARE * picked
+    ):
         inside = any(_contains(declared, root) for root in selection.roots)
         if not inside or picked < _PIECE_SHARE * prose[declared.index]:
             return _single(declared, selection.score)
     if (not selection.roots or picked < _FRAGMENT_SHARE * prose[densest.index]) and not any(
         _contains(root, densest) for root in selection.roots
+    ):
+        return _single(densest, selection.score)
+    if (
+        densest.tag != "body"
+        and len(selection.roots) == 1
+        and picked < _SPREAD_SHARE * prose[densest.index]
+        and class_weight(selection.roots[0]) <= 0
+        and selection.roots[0].tag not in ("article", "main")
+        and _contains(densest, selection.roots[0])
     ):
         return _single(densest, selection.score)
     return selection

@@ -320,6 +320,25 @@ def test_an_article_spread_over_sibling_blocks_comes_back_whole() -> None:
     assert extract(html) == (f"{ARTICLE}\n\n{Q1}\n\n{Q2}", "readability")
 
 
+def test_a_section_beside_the_joined_sections_joins_them() -> None:
+    # Two sections score and are joined; the third holds its prose too deep in wrappers to
+    # score, but it is a section of the same page (documentation, a long how-to).
+    deep = [f"{'<div>' * 6}<p>{p}</p>{'</div>' * 6}" for p in (Q1, Q2)]
+    html = page(
+        chrome(
+            "<div class='doc'>"
+            f"<section class='text'><h2>The flood</h2><p>{P1}</p><p>{P2}</p></section>"
+            f"<section class='text'><h2>The council</h2><p>{P3}</p><p>{P1}</p></section>"
+            f"<section><h2>What next</h2>{''.join(deep)}</section></div>"
+        )
+    )
+    assert extract(html) == (
+        f"## The flood\n\n{P1}\n\n{P2}\n\n## The council\n\n{P3}\n\n{P1}\n\n"
+        f"## What next\n\n{Q1}\n\n{Q2}",
+        "readability",
+    )
+
+
 # --- what the page declares ------------------------------------------------------------------
 
 

@@ -1150,6 +1150,8 @@ _PIECE_SHARE = 0.6
 # A pick that names itself nothing and holds under this share of the densest prose around it
 # is one part of an article spread over sibling blocks.
 _SPREAD_SHARE = 0.65
+# A sibling of joined blocks with this much prose of its own is one more section of them.
+_JOINED_PROSE = 200
 
 
 def _choose(
@@ -1165,7 +1167,9 @@ def _choose(
     or ``<main>``) that holds under :data:`_SPREAD_SHARE` of the prose of the densest region
     around it is one block of an article spread over siblings (a table, an accordion, one
     page-builder section, a product description beside its specifications): the region is
-    the article."""
+    the article. When the pick is several siblings, every sibling with
+    :data:`_JOINED_PROSE` characters of prose joins them: a section of a long page whose
+    paragraphs sit too deep in wrappers to score."""
     picked = sum(prose[root.index] for root in selection.roots)
     # The pick lies elsewhere, or is a piece of the declared body. (A declared body inside the
     # pick never narrows it: sites leave the lead paragraph or the title out of it.)
@@ -1181,6 +1185,24 @@ def _choose(
         _contains(root, densest) for root in selection.roots
     ):
         return _single(densest, selection.score)
+    parent = selection.roots[0].parent if selection.roots else None
+    if (
+        len(selection.roots) > 1
+        and not selection.series
+        and parent is not None
+        and parent.tag != "body"
+        and parent.parent is not None
+        and all(root.parent is parent for root in selection.roots)
+    ):
+        chosen = {root.index for root in selection.roots}
+        roots = [
+            child
+            for child in parent.children
+            if type(child) is Element
+            and (child.index in chosen or prose[child.index] >= _JOINED_PROSE)
+        ]
+        if len(roots) > len(selection.roots):
+            return Selection(roots, selection.top, selection.score)
     if (
         densest.tag != "body"
         and len(selection.roots) == 1

@@ -141,6 +141,18 @@ def test_named_furniture_inside_the_article_is_left_out(furniture: str) -> None:
     assert extract(html) == (ARTICLE, "readability")
 
 
+def test_a_related_list_bigger_than_the_article_text_is_still_left_out() -> None:
+    # Six cards with blurbs hold more text than the article's three paragraphs: named
+    # furniture made of cards is neither a wrapper of the article nor the page's listing.
+    cards = "".join(
+        f"<li><a href='/story/{n}'>Story number {n} from the valley</a>"
+        f"<p>A short blurb about story {n}, the council, the weather and the river.</p></li>"
+        for n in range(6)
+    )
+    html = page(chrome(f"<article>{BODY}<ul class='related-posts'>{cards}</ul></article>"))
+    assert extract(html) == (ARTICLE, "readability")
+
+
 @pytest.mark.parametrize(
     "stub",
     [

@@ -546,7 +546,8 @@ class Skipper:
     (comments, share bars, related stories) is not content on any kind of page.
 
     An element that holds over half of the article is never furniture, whatever it is called:
-    it is a wrapper (an ASP.NET ``<form>``, a ``content-sidebar-wrap``).
+    it is a wrapper (an ASP.NET ``<form>``, a ``content-sidebar-wrap``), unless it is named
+    furniture and holds cards (a related-posts list with blurbs, longer than a short post).
 
     Short blocks are also read (``_cues``): a heading such as "Related articles" or
     "Comments" is left out with what follows it up to the next heading of its rank (unless
@@ -572,7 +573,8 @@ class Skipper:
 
     def __call__(self, element: Element) -> bool:
         if element.chars > self.wrapper:
-            return False
+            # A wrapper holds the article's prose; a related-posts list as big is cards.
+            return _named(element, self.thread) == NAMED_FURNITURE and _holds_cards(element)
         parent = element.parent
         if parent is not None and self.cut and parent.index in self.cut:
             rank = _HEADING_RANK.get(element.tag)
@@ -713,7 +715,9 @@ def _cards(selection: Selection) -> bool:
     averaging under :data:`_CARD_MAX_CHARS`, most of which start with a title-length link (to
     the item's own page) and hold :data:`_CARD_LINK_DENSITY` of their text in links, that hold
     half of the pick's text, or one of which (of a size like the others') is the pick.
-    Sections and posts of an article look alike too, but do not start with such a link."""
+    Sections and posts of an article look alike too, but do not start with such a link.
+    Cards inside a block named furniture (``related-posts``) are a related list, which the
+    article leaves out, not the page's listing."""
     roots = selection.roots
     if len(roots) == 1:
         node: Element | None = roots[0]
@@ -746,6 +750,9 @@ def _cards(selection: Selection) -> bool:
         for items in groups.values():
             if len(items) < _REPEATED_MIN:
                 continue
+            parent = items[0].parent
+            if parent is not None and _named(parent) == NAMED_FURNITURE:
+                continue  # a related-posts list named so, however big: not the page's cards
             chars = sum(item.chars for item in items)
             if chars >= threshold and chars < _CARD_MAX_CHARS * len(items) and _card_like(items):
                 return True
@@ -754,6 +761,15 @@ def _cards(selection: Selection) -> bool:
         if not stack:
             return False
         children = stack.pop().children
+
+
+def _holds_cards(element: Element) -> bool:
+    """Whether the element's children include five or more look-alike cards."""
+    groups: dict[tuple[str, str | None], list[Element]] = {}
+    for child in element.children:
+        if type(child) is Element and child.chars:
+            groups.setdefault((child.tag, child.attrs.get("class")), []).append(child)
+    return any(len(items) >= _REPEATED_MIN and _card_like(items) for items in groups.values())
 
 
 def _alike(element: Element) -> list[Element] | None:

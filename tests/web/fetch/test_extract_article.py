@@ -354,12 +354,11 @@ def test_a_section_beside_the_joined_sections_joins_them() -> None:
 # --- what the page declares ------------------------------------------------------------------
 
 
-def test_json_ld_article_body_locates_the_article() -> None:
+@pytest.mark.parametrize("kind", ["NewsArticle", "BlogPosting", "Article"])
+def test_json_ld_article_body_locates_the_article(kind: str) -> None:
     # Readability's scores prefer the denser teaser column; the declared body says where the
     # article is, and the page holds its text.
-    body = json.dumps(
-        {"@context": "https://schema.org", "@type": "NewsArticle", "articleBody": ARTICLE}
-    )
+    body = json.dumps({"@context": "https://schema.org", "@type": kind, "articleBody": ARTICLE})
     article = "".join(f"<div class='x'><div><p>{p}</p></div></div>" for p in (P1, P2, P3))
     column = (
         "<div class='column'><p>" + ", ".join(["one", "two", "three"] * 30) + "</p></div>"
@@ -372,9 +371,18 @@ def test_json_ld_article_body_locates_the_article() -> None:
     assert extract(html) == (ARTICLE, "readability")
 
 
-def test_a_declared_body_that_is_a_teaser_does_not_narrow_the_article() -> None:
+@pytest.mark.parametrize(
+    "declared",
+    [
+        pytest.param(P1[:60], id="teaser"),
+        pytest.param(f"{P1}\n\n{P2[:50]}…", id="truncated"),
+    ],
+)
+def test_a_declared_body_that_is_a_teaser_does_not_narrow_the_article(declared: str) -> None:
+    # Checked against the page: only the part the page holds counts, and a declared body
+    # inside the article never narrows it.
     body = json.dumps(
-        {"@context": "https://schema.org", "@type": "BlogPosting", "articleBody": P1[:60]}
+        {"@context": "https://schema.org", "@type": "BlogPosting", "articleBody": declared}
     )
     html = page(
         chrome(f"<article>{BODY}</article>"),

@@ -2,21 +2,30 @@
 
 ``render_html`` is the one entry point the fetch tool calls. It never raises: rendering an HTML
 page never fails a fetch (seed 001, "Readability extraction"). The work is split into small
-private modules: ``_dom`` parses with lexbor into a compact tree, ``_content`` chooses the main
-content, ``_markdown`` renders markdown, ``_urls`` makes links absolute.
+private modules: ``_sanitise`` rewrites the page so parsing it is linear and bounded, ``_dom``
+parses with lexbor into a compact tree, ``_content`` chooses the main content, ``_markdown``
+renders markdown, ``_urls`` makes links absolute, ``_text`` is the linear text rendering used past
+the limits, and ``_budget`` holds the limits themselves (docs/reliability.md, "Rendering
+limits").
 """
 
 from __future__ import annotations
 
 import gc
+import logging
 import threading
 
+from ._budget import Budget, RenderOverBudget
 from ._content import PARAGRAPH_MIN_CHARS, is_article, is_boilerplate, select
 from ._dom import Document, parse
 from ._markdown import Renderer, Resolver
+from ._sanitise import encode, prepare
+from ._text import render_text
 from ._urls import make_resolver
 
 __all__ = ["FALLBACK_BYTES", "RAW_HTML", "READABILITY", "render_html"]
+
+logger = logging.getLogger("runvil.web.fetch")
 
 READABILITY = "readability"
 RAW_HTML = "raw-html"
@@ -26,7 +35,12 @@ FALLBACK_BYTES = 100
 
 
 def render_html(
-    html: str, base_url: str, raw: bool, *, max_chars: int | None = None
+    html: str,
+    base_url: str,
+    raw: bool,
+    *,
+    max_chars: int | None = None,
+    deadline: float | None = None,
 ) -> tuple[str, str]:
     """Render ``html`` as markdown; return ``(text, extraction label)``.
 
@@ -40,21 +54,57 @@ def render_html(
     ``max_chars`` characters, and whether there are more, are exactly as without it; an 8 MiB
     page of markup is not turned into megabytes of markdown to keep 40,000 characters of it.
     An extracted article is always rendered whole: deciding whether it is one needs all of it.
+
+    ``deadline`` (a ``time.monotonic()`` time) bounds the rendering: past it, the page's linear
+    text rendering (``_text``) is returned instead, labelled ``raw-html``. Past the pre-parse
+    node budget, the rest of the page is appended to a whole-page rendering as that same text.
     """
+    budget = Budget(deadline)
     article = ""
+    document: Document | None = None
     _pause_collector()
     try:
-        document = parse(html)
+        prepared = prepare(html, budget.check)
+        document = parse(prepared.markup, budget.progress)
         resolve = make_resolver(base_url, document.base_href)
         if not raw:
-            article = _article(document, resolve)
+            article = _article(document, resolve, budget)
             if len(article.encode("utf-8", "surrogatepass")) >= FALLBACK_BYTES:
                 return article, READABILITY
-        return Renderer(resolve).render([document.body], max_chars), RAW_HTML
+        budget.check()
+        text = Renderer(resolve, check=budget.check).render([document.body], max_chars)
+        if prepared.tail and (max_chars is None or len(text) <= max_chars):
+            budget.check()
+            rest = render_text(prepared.tail, None if max_chars is None else max_chars)
+            text = f"{text}\n\n{rest}" if text and rest else text or rest
+        return text, RAW_HTML
+    except RenderOverBudget as reason:
+        logger.warning("rendering %s as plain text: %s", base_url, reason)
+        return _text_rendering(html, max_chars), RAW_HTML
     except Exception:  # rendering never fails a fetch; the short article text is the fallback
         return article, RAW_HTML
     finally:
+        if document is not None:
+            _release(document)
         _resume_collector()
+
+
+def _text_rendering(html: str, max_chars: int | None) -> str:
+    try:
+        return render_text(encode(html), max_chars)
+    except Exception:  # pragma: no cover - the text rendering is a few regex passes
+        return ""
+
+
+def _release(document: Document) -> None:
+    """Break the tree's parent links, so it is freed as soon as the rendering drops it.
+
+    Every element points at its parent and its parent at it: a cycle, which only the cyclic
+    collector frees, and the collector is paused while any rendering runs. With renderings
+    overlapping back to back it would never run, and every tree would stay in memory.
+    """
+    for element in document.elements:
+        element.parent = None
 
 
 # The tree is hundreds of thousands of small objects on a big page; the cyclic collector would
@@ -87,11 +137,13 @@ def _resume_collector() -> None:
             gc.enable()
 
 
-def _article(document: Document, resolve: Resolver) -> str:
+def _article(document: Document, resolve: Resolver, budget: Budget) -> str:
     """The main content as markdown, or ``""`` when the page is not an article."""
     if document.longest_own_text < PARAGRAPH_MIN_CHARS:
         return ""  # not one block with a paragraph's worth of text: nothing for select to score
+    budget.check()
     selection = select(document)
+    budget.check()
     if not selection.roots:
         return ""
     # Rendering can only shrink the article (skipped boilerplate), and a smaller article is
@@ -99,7 +151,7 @@ def _article(document: Document, resolve: Resolver) -> str:
     # fails it after rendering too, so a big table or listing is not rendered twice.
     if not is_article(document, selection, selection.chars, selection.chars):
         return ""
-    renderer = Renderer(resolve, is_boilerplate)
+    renderer = Renderer(resolve, is_boilerplate, budget.check)
     text = renderer.render(selection.roots)
     article_chars = selection.chars - renderer.skipped_chars
     if not is_article(document, selection, article_chars, renderer.readable_chars):

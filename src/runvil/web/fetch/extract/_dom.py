@@ -13,12 +13,11 @@ interpreter's recursion limit.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from selectolax.lexbor import LexborHTMLParser
 
-from ._nesting import limit_nesting
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
+from ._sanitise import FORMATTING, prepare
 
 # Elements whose content is never text a reader sees.
 _DROPPED = frozenset(
@@ -152,13 +151,24 @@ def _detach(element: Element) -> None:
         stack.extend(child for child in node.children if type(child) is Element)
 
 
-def parse(html: str) -> Document:
-    """Parse ``html`` like a browser and build the compact tree under ``<body>``."""
-    html = limit_nesting(html)
-    try:
-        data = html.encode("utf-8")
-    except UnicodeEncodeError:
-        data = _SURROGATE.sub("\ufffd", html).encode("utf-8")
+# --- hooks for the render limits (``_sanitise``, ``extract.render_html``) ---------------------
+# The pre-parse pass renames the formatting elements (``b`` -> ``rv-b``) so the tree builder
+# cannot multiply them; the tree gets their real names back.
+_RENAMED = {"rv-" + name.decode(): name.decode() for name in FORMATTING}
+#: Elements between two calls of a parse's ``progress`` callback (a power of two).
+PROGRESS_EVERY = 4096
+_PROGRESS_MASK = PROGRESS_EVERY - 1
+
+
+def parse(html: str | bytes, progress: Callable[[int], None] | None = None) -> Document:
+    """Parse ``html`` like a browser and build the compact tree under ``<body>``.
+
+    A ``str`` goes through the pre-parse pass first; ``bytes`` are taken to have been through it
+    already (``_sanitise.prepare``; a ``str`` past its node budget is parsed up to the budget).
+    ``progress``, when given, is called with the number of elements built so far every
+    :data:`PROGRESS_EVERY` elements, and may raise to abandon the build.
+    """
+    data = prepare(html).markup if isinstance(html, str) else html
     tree = LexborHTMLParser(data)
     base_href: str | None = None
     base = tree.css_first("base[href]")
@@ -182,6 +192,7 @@ def parse(html: str) -> Document:
     node = start.child
     longest = 0  # the most own text of a block element, for Document.longest_own_text
     pending: list[object] = []  # lexbor nodes whose next sibling is still to visit
+    renamed = _RENAMED
     while True:
         if node is None:
             if not pending:
@@ -228,6 +239,7 @@ def parse(html: str) -> Document:
         if tag is None or tag in dropped or tag[0] in "-!#":
             node = node.next
             continue
+        tag = renamed.get(tag, tag)
         attrs = node.attributes
         if attrs:
             if "hidden" in attrs:
@@ -240,6 +252,8 @@ def parse(html: str) -> Document:
         element = Element(tag, attrs or _NO_ATTRIBUTES, current)
         element.index = len(elements)
         elements.append(element)
+        if not element.index & _PROGRESS_MASK and progress is not None:
+            progress(element.index)
         flags = 0
         if tag in furniture_tags:
             flags = FURNITURE

@@ -8,9 +8,14 @@ links, list items, blockquotes, code, table cells). Everything else just separat
 
 Rules (docs/extraction.md lists them with examples): ATX headings; paragraphs split by one blank
 line; ``-`` and ``1.`` lists, nested by indentation; pipe tables for data tables; fenced code
-with the declared language; ``>`` blockquotes; ``[text](absolute URL)`` links with
-``javascript:`` links reduced to their text; ``![alt](absolute URL)`` images only with alt text;
-whitespace collapsed outside code; nothing else of the HTML survives.
+with the declared language; ``>`` blockquotes; ``[text](absolute URL)`` links, only to
+``http``/``https``/``mailto`` (others are reduced to their text); ``![alt](absolute URL)`` images
+only with alt text; whitespace collapsed outside code; nothing else of the HTML survives. Text
+from the page is escaped (``_escape``) so it can never read as markdown syntax.
+
+The work is linear in the tree: a heading inside a heading is rendered as part of the outer one,
+and lists and quotes nested deeper than :data:`MAX_BLOCK_NESTING` are rendered as plain blocks,
+because each level of a list or quote re-indents everything inside it.
 """
 
 from __future__ import annotations
@@ -19,12 +24,17 @@ import re
 from collections.abc import Callable
 
 from ._dom import HOLDS_TABLE, INLINE, Element, is_readable
+from ._escape import escape_heading_end, escape_line_start, escape_text
+from ._sanitise import restore_formatting
 
 _SPACES = re.compile(r"[ \t\n\r\f\v\u00a0\u2028\u2029]+")
 _BREAK = "\x00"  # a <br> inside a paragraph; the parser strips NUL from the page's text
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
-_ORDERED_START = re.compile(r"(\d{1,9})[.)](?:\s|$)")
 _BACKTICKS = re.compile(r"`+")
+#: Lists and quotes rendered with their markers nested at most this deep.
+MAX_BLOCK_NESTING = 8
+#: Steps of the walk between two calls of the renderer's ``check``.
+CHECK_EVERY = 4096
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _LIST_TAGS = frozenset({"ul", "ol", "menu"})
@@ -45,6 +55,7 @@ _TABLE = 8
 _ROW = 9
 _CELL = 10
 _LINE_KINDS = frozenset({_HEADING, _LINK, _CODE, _CELL})
+_NESTING_KINDS = frozenset({_LIST, _ITEM, _QUOTE})
 
 Resolver = Callable[[str], "str | None"]
 
@@ -102,7 +113,7 @@ def _paragraph(inline: list[str]) -> str:
     for line in _SPACES.sub(" ", "".join(inline)).split(_BREAK):
         line = line.strip()
         if line:
-            lines.append(_escape_line_start(line))
+            lines.append(escape_line_start(line))
     return "\n".join(lines)
 
 
@@ -121,19 +132,6 @@ def _only_text(element: Element) -> str | None:
         if type(child) is not str:
             return None
     return _SPACES.sub(" ", "".join(children)).strip()  # type: ignore[arg-type]
-
-
-def _escape_line_start(line: str) -> str:
-    """Keep a paragraph line that starts like markdown syntax from being read as syntax."""
-    first = line[0]
-    if first in "#>" or (first in "-*+" and (len(line) == 1 or line[1] == " ")):
-        return "\\" + line
-    if first.isdigit():
-        found = _ORDERED_START.match(line)
-        if found:
-            digits = found.end(1)
-            return line[:digits] + "\\" + line[digits:]
-    return line
 
 
 def _fence(code: str) -> str:
@@ -202,7 +200,7 @@ def _plain_row(row: Element) -> list[str] | None:
         text = _only_text(child)
         if text is None:
             return None
-        cells.append(_cell_text(text))
+        cells.append(_cell_text(escape_text(text)))
     return cells
 
 
@@ -252,11 +250,20 @@ class Renderer:
     text alone. ``skip`` says which elements (with their subtrees) to leave out.
     """
 
-    def __init__(self, resolve: Resolver, skip: Callable[[Element], bool] | None = None) -> None:
+    def __init__(
+        self,
+        resolve: Resolver,
+        skip: Callable[[Element], bool] | None = None,
+        check: Callable[[], None] | None = None,
+    ) -> None:
         self._resolve = resolve
         self._skip = skip
+        self._check = check  # called every CHECK_EVERY steps; may raise to abandon the render
         self._frames: list[_Frame] = [_Frame(_ROOT, None)]
         self._pre_depth = 0
+        self._links = 0  # link frames open: text inside escapes "]" as well
+        self._headings = 0  # heading frames open: a heading inside one is part of its line
+        self._nesting = 0  # list, item and quote frames open
         self._tables = 0  # data tables open, so cells know where to go
         self.skipped_chars = 0  # text left out by ``skip``, for the page-kind decision
         self.readable_chars = 0  # text rendered from readable blocks, for the same decision
@@ -306,8 +313,14 @@ class Renderer:
             return
         limit = self._limit
         frames = self._frames
+        check = self._check
         steps = 0
+        walked = 0
         while elements:
+            if check is not None:
+                walked += 1
+                if not walked % CHECK_EVERY:
+                    check()
             if limit is not None and len(frames) <= 2:
                 steps += 1
                 if not steps & 255:
@@ -476,10 +489,33 @@ class Renderer:
             inline.append(" ")
 
     def _text(self, text: str) -> None:
+        if not self._pre_depth:
+            text = escape_text(text, self._links > 0)
         self._frames[-1].inline.append(text)  # whitespace is collapsed per paragraph
+
+    def _escaped(self, text: str) -> str:
+        """Collapsed page text (from :func:`_only_text`) escaped for where it goes."""
+        return escape_text(text, self._links > 0)
 
     def _push(self, kind: int, element: Element) -> None:
         self._frames.append(_Frame(kind, element))
+        if kind == _LINK:
+            self._links += 1
+        elif kind == _HEADING:
+            self._headings += 1
+        elif kind in _NESTING_KINDS:
+            self._nesting += 1
+
+    def _pop(self) -> _Frame:
+        frame = self._frames.pop()
+        kind = frame.kind
+        if kind == _LINK:
+            self._links -= 1
+        elif kind == _HEADING:
+            self._headings -= 1
+        elif kind in _NESTING_KINDS:
+            self._nesting -= 1
+        return frame
 
     def _enter(self, element: Element) -> bool:
         """Open ``element``; return whether to walk its children."""
@@ -506,7 +542,12 @@ class Renderer:
                     if text:
                         href = element.attrs.get("href")
                         url = self._resolve(href) if href else None
-                        frame.inline.append(text if url is None else f"[{text}]({url})")
+                        if url is None:
+                            frame.inline.append(self._escaped(text))
+                        else:
+                            _append_link(
+                                frame.inline, f"[{escape_text(text, True)}]({url})"
+                            )
                     return False
             elif tag == "br":
                 frame.inline.append(_BREAK)
@@ -521,27 +562,37 @@ class Renderer:
         if tag in _HEADINGS:
             text = _only_text(element)
             if text is None:
+                if self._headings:  # a heading inside a heading is part of its line
+                    return True
                 self._push(_HEADING, element)
             else:
                 if text:
+                    text = self._escaped(text)
                     if frame.kind in _LINE_KINDS:
                         frame.inline.append(" " + text + " ")
                     else:
-                        frame.add_block("#" * _HEADINGS[tag] + " " + text)
+                        frame.add_block("#" * _HEADINGS[tag] + " " + escape_heading_end(text))
                 return False
         elif tag in _LIST_TAGS:
             frame.flush()
-            self._push(_LIST, element)
+            if self._nesting < MAX_BLOCK_NESTING:
+                self._push(_LIST, element)
         elif tag == "li":
             if frame.kind == _LIST:
                 text = _only_text(element)
                 if text is not None:  # a plain-text item, the common case: no frame needed
                     if text:
-                        frame.data.append(_escape_line_start(text))
+                        frame.data.append(escape_line_start(self._escaped(text)))
                     return False
-            self._push(_ITEM, element)
+            if self._nesting < MAX_BLOCK_NESTING:
+                self._push(_ITEM, element)
+            else:
+                frame.flush()
         elif tag == "blockquote":
-            self._push(_QUOTE, element)
+            if self._nesting < MAX_BLOCK_NESTING:
+                self._push(_QUOTE, element)
+            else:
+                frame.flush()
         elif tag in ("pre", "xmp", "listing", "plaintext"):
             self._push(_PRE, element)
             self._pre_depth += 1
@@ -564,7 +615,7 @@ class Renderer:
             if text is None:
                 self._push(_CELL, element)
             else:
-                frame.data.append(_cell_text(text))
+                frame.data.append(_cell_text(self._escaped(text)))
                 return False
         elif tag == "hr":
             frame.add_block("---")
@@ -574,7 +625,7 @@ class Renderer:
             text = _only_text(element)
             if text is not None:  # a plain-text paragraph or cell: one block, no walk
                 if text:
-                    frame.blocks.append(_escape_line_start(text))
+                    frame.blocks.append(escape_line_start(self._escaped(text)))
                     frame.tight.append(False)
                 return False
         return True
@@ -586,7 +637,7 @@ class Renderer:
             if element.tag not in INLINE and not self._pre_depth and element.tag != "li":
                 frame.flush()
             return
-        self._frames.pop()
+        self._pop()
         parent = self._frames[-1]
         kind = frame.kind
         if kind == _LINK:
@@ -604,7 +655,7 @@ class Renderer:
                 if parent.kind in _LINE_KINDS:
                     parent.inline.append(" " + text + " ")
                 else:
-                    parent.add_block("#" * _HEADINGS[element.tag] + " " + text)
+                    parent.add_block("#" * _HEADINGS[element.tag] + " " + escape_heading_end(text))
         elif kind == _ITEM:
             text = frame.joined()
             if parent.kind == _LIST:
@@ -657,14 +708,16 @@ class Renderer:
         markdown = text if url is None else f"[{text}]({url})"
         if wraps_blocks and parent.kind not in _LINE_KINDS:
             parent.add_block(markdown)  # a link wrapping blocks (a card) stands on its own
-        else:
+        elif url is None:
             parent.inline.append(markdown)
+        else:
+            _append_link(parent.inline, markdown)
 
     def _image(self, element: Element, frame: _Frame) -> None:
         alt = element.attrs.get("alt")
         if not alt:
             return
-        alt = _SPACES.sub(" ", alt).strip()
+        alt = _SPACES.sub(" ", restore_formatting(alt)).strip()
         if not alt:
             return
         src = element.attrs.get("src")
@@ -673,4 +726,16 @@ class Renderer:
         url = self._resolve(src) if src and not src.startswith("data:") else None
         if url is None:
             return
-        frame.inline.append(f"![{alt}]({url})")
+        _append_link(frame.inline, f"![{escape_text(alt, True)}]({url})")
+
+
+def _append_link(inline: list[str], markdown: str) -> None:
+    """Append a link or image, escaping a ``!`` of page text right before it, which would turn a
+    link into an image (or an image into ``!!``)."""
+    for index in range(len(inline) - 1, -1, -1):
+        piece = inline[index]
+        if piece:
+            if piece[-1] == "!" and (len(piece) < 2 or piece[-2] != "\\"):
+                inline[index] = piece[:-1] + "\\!"
+            break
+    inline.append(markdown)

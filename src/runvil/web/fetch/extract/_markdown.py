@@ -724,7 +724,7 @@ class Renderer:
         if not src or src.startswith("data:"):
             src = element.attrs.get("data-src") or src
         url = self._resolve(src) if src and not src.startswith("data:") else None
-        if url is None:
+        if url is None or url[:7].lower() == "mailto:":
             return
         _append_link(frame.inline, f"![{escape_text(alt, True)}]({url})")
 

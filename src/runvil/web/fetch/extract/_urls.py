@@ -2,9 +2,11 @@
 
 A relative ``href`` resolves against the page's ``<base href>`` when it declares one (itself
 resolved against the final URL, as a browser does), otherwise against the final URL of the
-fetch. Links a model cannot follow (``javascript:``, ``vbscript:``, ``data:``) resolve to
-``None`` so only their text is printed. Spaces and parentheses are percent-encoded so the URL
-cannot end a markdown link early.
+fetch. Only ``http``, ``https`` and ``mailto`` URLs are printed: anything else (``javascript:``,
+``vbscript:``, ``data:``, ``file:``, ``ftp:``, an app's own scheme...) resolves to ``None`` so
+only the link's text is printed. Characters that could end or change a markdown link destination
+(spaces and other whitespace, controls, parentheses, angle brackets, backslashes) are
+percent-encoded, so the URL stays one URL and means what it meant.
 """
 
 from __future__ import annotations
@@ -12,9 +14,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import urljoin, urlsplit
 
-_UNFOLLOWABLE = ("javascript:", "vbscript:", "data:")
+_PRINTED = ("http://", "https://", "mailto:")
 _CONTROL = "".join(chr(code) for code in range(0x21)) + "\x7f"
-_ESCAPES = str.maketrans({" ": "%20", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E"})
+_ESCAPES = str.maketrans(
+    {
+        **{chr(code): f"%{code:02X}" for code in range(0x21)},
+        "\x7f": "%7F",
+        "(": "%28",
+        ")": "%29",
+        "<": "%3C",
+        ">": "%3E",
+    }
+)
 
 
 def make_resolver(base_url: str, base_href: str | None) -> Callable[[str], str | None]:
@@ -32,10 +43,8 @@ def make_resolver(base_url: str, base_href: str | None) -> Callable[[str], str |
         if found != "":
             return found
         cleaned = href.strip(_CONTROL).replace("\t", "").replace("\n", "").replace("\r", "")
-        result: str | None
-        if not cleaned or cleaned[:11].lower().replace(" ", "").startswith(_UNFOLLOWABLE):
-            result = None
-        else:
+        result: str | None = None
+        if cleaned:
             plain = "/." not in cleaned and "\\" not in cleaned
             if plain and cleaned.startswith(("https://", "http://")):
                 joined: str | None = cleaned  # already absolute: skip urljoin, the costly part
@@ -43,11 +52,24 @@ def make_resolver(base_url: str, base_href: str | None) -> Callable[[str], str |
                 joined = origin + cleaned  # root-relative, the other common case
             else:
                 joined = _join(base, cleaned)
-            result = joined.translate(_ESCAPES) if joined else None
+            if joined and joined[:8].lower().startswith(_PRINTED):
+                result = joined.translate(_ESCAPES)
+                if "\\" in result:
+                    result = _backslashes(result)
         cache[href] = result
         return result
 
     return resolve
+
+
+def _backslashes(url: str) -> str:
+    """Backslashes as a browser reads them: a ``/`` in an http(s) URL before its query, else
+    ``%5C`` (a backslash before punctuation would be a markdown escape)."""
+    split = min((url.find(mark) for mark in "?#" if mark in url), default=len(url))
+    head, rest = url[:split], url[split:]
+    if not head.lower().startswith("mailto:"):
+        head = head.replace("\\", "/")
+    return (head + rest).replace("\\", "%5C")
 
 
 def _origin(base: str) -> str:

@@ -30,3 +30,8 @@ class FetchPolicy:
     """Ceiling on returned characters; ``max_chars`` arguments above it are lowered to it."""
     user_agent: str = "harness-webfetch/0.0"
     """The User-Agent header every request carries."""
+    render_timeout: float = 10.0
+    """Seconds an HTML page has to render once its body has arrived, waiting for room included.
+    Past them the page comes back as plain text (``extraction: raw-html``), so a result arrives
+    within ``timeout + render_timeout``. Not in the specification, which leaves rendering time
+    open; the worst 8 MiB page renders in about two seconds of CPU."""

@@ -6,7 +6,8 @@ see :mod:`runvil.web.fetch.connector`), made inside the running event loop eithe
 
 A call goes: arguments (:mod:`.arguments`) -> URL admission (:mod:`.admission`, no network yet)
 -> the fetch task (resolve, dial, redirects, body under the caps) -> decoding -> extraction
-(in a worker thread for large HTML, so a hostile page cannot freeze the event loop) -> the
+(in a worker thread for large HTML, so a hostile page cannot freeze the event loop, under the
+process-wide memory budget and by the policy's ``render_timeout``: :mod:`.rendering`) -> the
 ``max_chars`` cut -> the result text. Every soft failure is returned as the whole result
 text; hard failures raise :class:`~runvil.errors.ToolError`.
 
@@ -21,16 +22,15 @@ finish``, and is logged with its traceback for the operator.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import contextvars
 import logging
+import time
 from types import TracebackType
 
 import aiohttp
 
 from runvil.errors import ToolError, ToolErrorKind
 from runvil.tools import Tool
-from runvil.web.fetch import failures
+from runvil.web.fetch import failures, rendering
 from runvil.web.fetch.admission import UrlRefused, admit_url
 from runvil.web.fetch.arguments import FetchRequest, parameters_schema, parse_arguments
 from runvil.web.fetch.connector import open_session
@@ -45,17 +45,9 @@ logger = logging.getLogger("runvil.web.fetch")
 
 TOOL_ID = "web/fetch"
 #: HTML bodies up to this size are rendered on the event loop (a thread hand-off would cost more
-#: than the rendering); larger ones in a worker thread.
+#: than the rendering, and the extractor's pre-parse pass keeps such a page to milliseconds);
+#: larger ones in a worker thread, under the process-wide budget of :mod:`.rendering`.
 RENDER_INLINE_LIMIT = 16 * 1024
-#: Worker threads that render large HTML, for the whole process. Rendering is Python work under
-#: the GIL (only lexbor's parse runs beside it), so more threads add no throughput, only memory:
-#: a tag-dense 8 MiB page peaks at up to 60x its size while it renders (docs/benchmarks.md), and
-#: fifty concurrent fetches of such pages must not hold fifty renderings at once. Renders past
-#: these two wait their turn; one whose call is cancelled while waiting never starts.
-RENDER_THREADS = 2
-_render_pool = concurrent.futures.ThreadPoolExecutor(
-    max_workers=RENDER_THREADS, thread_name_prefix="runvil-render"
-)
 DESCRIPTION = "Fetch a web page and return its main content as markdown."
 
 
@@ -130,14 +122,20 @@ class WebFetch:
         except failures.SoftFailure as failure:
             return failure.text
         progress.finished = True  # the deadline covers the network only
-        if page.kind is BodyKind.HTML and len(page.body) > RENDER_INLINE_LIMIT:
-            # Rendering is CPU work no deadline can interrupt, and a hostile page can make it
-            # take seconds; off the loop thread, every other call in the process keeps running.
-            rendering = _render_pool.submit(
-                contextvars.copy_context().run, render_page, page, request
+        deadline = time.monotonic() + self.policy.render_timeout
+        if page.kind is not BodyKind.HTML or len(page.body) <= RENDER_INLINE_LIMIT:
+            return render_page(page, request, deadline)
+        # Rendering is CPU work no deadline can interrupt; off the loop thread, every other call
+        # in the process keeps running. It waits for room under the process's memory budget
+        # until its deadline, then renders the page as plain text instead.
+        gate = rendering.gate
+        room = rendering.reservation(len(page.body))
+        if await gate.acquire(room, deadline):
+            return await rendering.run_in_thread(
+                lambda: render_page(page, request, deadline), lambda: gate.release(room)
             )
-            return await asyncio.wrap_future(rendering)
-        return render_page(page, request)
+        logger.warning("no room to render %s before its deadline: plain text", page.target.display)
+        return await rendering.run_in_thread(lambda: render_page(page, request, 0.0))
 
     def _ensure_session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
@@ -174,8 +172,11 @@ def _deadline_text(progress: Progress) -> str:
     return failures.timed_out(display).text
 
 
-def render_page(page: Page, request: FetchRequest) -> str:
-    """Decode, extract, cut to ``max_chars`` and put the provenance header on top."""
+def render_page(page: Page, request: FetchRequest, deadline: float | None = None) -> str:
+    """Decode, extract, cut to ``max_chars`` and put the provenance header on top.
+
+    ``deadline`` (``time.monotonic()``) bounds the HTML rendering: past it, the page's plain-text
+    rendering comes back instead (``render_html``)."""
     final = page.target
     try:
         text = decode_body(_needed_bytes(page, request.max_chars), page.charset)
@@ -183,7 +184,7 @@ def render_page(page: Page, request: FetchRequest) -> str:
         return failures.unknown_charset(final.display, unknown.label).text
     if page.kind is BodyKind.HTML:
         text, extraction = render_html(
-            text, final.href, request.raw, max_chars=request.max_chars
+            text, final.href, request.raw, max_chars=request.max_chars, deadline=deadline
         )
     else:
         extraction = "plain"

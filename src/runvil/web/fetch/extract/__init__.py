@@ -64,6 +64,7 @@ def render_html(
     document: Document | None = None
     _pause_collector()
     try:
+        budget.check()
         prepared = prepare(html, budget.check)
         document = parse(prepared.markup, budget.progress)
         resolve = make_resolver(base_url, document.base_href)

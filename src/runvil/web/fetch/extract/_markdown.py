@@ -63,11 +63,12 @@ Resolver = Callable[[str], "str | None"]
 class _Frame:
     """Markdown collected for one wrapping element until it closes."""
 
-    __slots__ = ("blocks", "data", "element", "inline", "kind", "tight")
+    __slots__ = ("blocks", "data", "element", "inline", "kind", "nests", "tight")
 
     def __init__(self, kind: int, element: Element | None) -> None:
         self.kind = kind
         self.element = element
+        self.nests = False  # counts towards MAX_BLOCK_NESTING
         self.blocks: list[str] = []
         self.tight: list[bool] = []  # True for list blocks, which join with a single newline
         self.inline: list[str] = []
@@ -498,13 +499,16 @@ class Renderer:
         return escape_text(text, self._links > 0)
 
     def _push(self, kind: int, element: Element) -> None:
-        self._frames.append(_Frame(kind, element))
+        frame = _Frame(kind, element)
         if kind == _LINK:
             self._links += 1
         elif kind == _HEADING:
             self._headings += 1
-        elif kind in _NESTING_KINDS:
+        elif kind in _NESTING_KINDS and (kind != _ITEM or self._frames[-1].kind != _LIST):
+            # a list or quote indents what it holds; an item only when it is not in a list
+            frame.nests = True
             self._nesting += 1
+        self._frames.append(frame)
 
     def _pop(self) -> _Frame:
         frame = self._frames.pop()
@@ -513,7 +517,7 @@ class Renderer:
             self._links -= 1
         elif kind == _HEADING:
             self._headings -= 1
-        elif kind in _NESTING_KINDS:
+        elif frame.nests:
             self._nesting -= 1
         return frame
 
@@ -584,7 +588,7 @@ class Renderer:
                     if text:
                         frame.data.append(escape_line_start(self._escaped(text)))
                     return False
-            if self._nesting < MAX_BLOCK_NESTING:
+            if frame.kind == _LIST or self._nesting < MAX_BLOCK_NESTING:
                 self._push(_ITEM, element)
             else:
                 frame.flush()

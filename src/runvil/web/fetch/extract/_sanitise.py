@@ -164,12 +164,14 @@ class Prepared:
 def prepare(
     html: str,
     check: Callable[[], None] | None = None,
-    budget: int = MARKUP_BUDGET,
+    budget: int | None = None,
     depth: int = _nesting.MAX_DEPTH,
 ) -> Prepared:
     """Rewrite ``html`` as described in the module notes. ``check`` is called now and then and
-    may raise to abandon the work (the render's deadline)."""
+    may raise to abandon the work (the render's deadline); ``budget`` is the node budget
+    (:data:`MARKUP_BUDGET` when not given)."""
     data = encode(html)
+    budget = MARKUP_BUDGET if budget is None else budget
     segments, cut = _Pass(data, check, budget).run()
     segments = _nesting.limit_segments(segments, depth)
     if check is not None:

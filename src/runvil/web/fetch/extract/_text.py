@@ -51,6 +51,9 @@ _BLOCK_TAG = re.compile(rb"</?(?i:" + _BLOCK_NAMES + rb")(?=[\t\n\f\r />]|\Z)" +
 _BREAK_TAG = re.compile(rb"</?(?i:br)(?=[\t\n\f\r />]|\Z)" + _ATTRIBUTES)
 _ANY_TAG = re.compile(rb"</?[A-Za-z][^\t\n\f\r />]*+" + _ATTRIBUTES)
 _SPACES = re.compile(r"[ \t\n\r\f\v\u00a0\u2028\u2029]+")
+# Each starts at a marker and never backtracks, so a long run is scanned once.
+_LINE_RUNS = re.compile(rb"\x02[ \t\f\x02]*+")
+_PARAGRAPH_RUNS = re.compile(rb"\x02?\x01[ \t\f\x01\x02]*+")
 _SOURCE_BREAKS = bytes.maketrans(b"\n\r\x01\x02", b"    ")
 _PARAGRAPH = "\x01"  # where a block-level tag was
 _LINE = "\x02"  # where a <br> was
@@ -73,6 +76,9 @@ def render_text(data: bytes, max_chars: int | None = None) -> str:
         start = stop
         chunk = _BLOCK_TAG.sub(b"\x01", chunk)
         chunk = _ANY_TAG.sub(b"", _BREAK_TAG.sub(b"\x02", chunk))
+        # A run of breaks is one break (a paragraph break if it holds one), so a page of
+        # nothing but <br> or <p> is a few regex steps, not a Python step per tag.
+        chunk = _PARAGRAPH_RUNS.sub(b"\x01", _LINE_RUNS.sub(b"\x02", chunk))
         blocks = (pending + chunk.decode("utf-8", "replace")).split(_PARAGRAPH)
         pending = blocks.pop()
         for block in blocks:
@@ -100,13 +106,10 @@ def _add(paragraphs: list[str], block: str) -> int:
 
 
 def _chunk_end(data: bytes, start: int) -> int:
-    """Where the chunk that starts at ``start`` ends: at a block-level tag a little after
-    :data:`CHUNK_BYTES`, so a paragraph is rarely split, or at the next tag at worst."""
+    """Where the chunk that starts at ``start`` ends: at the first tag after
+    :data:`CHUNK_BYTES` (a paragraph split there goes on in the next chunk)."""
     nominal = start + CHUNK_BYTES
     if nominal >= len(data):
         return len(data)
-    block = _BLOCK_TAG.search(data, nominal, nominal + CHUNK_BYTES)
-    if block is not None:
-        return block.start()
     tag = data.find(b"<", nominal)
     return len(data) if tag < 0 else tag

@@ -49,6 +49,7 @@ could hide markup from this pass, and errs only towards looking at too much.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -187,7 +188,7 @@ def prepare(
 
 def split_raw_text(data: bytes) -> list[tuple[bool, bytes]]:
     """``data`` cut into markup and raw-text content the way the pass sees it, unchanged."""
-    segments, _ = _Pass(data, None, len(data) * MARKUP_COST + 1, rewrite=False).run()
+    segments, _ = _Pass(data, None, sys.maxsize, rewrite=False).run()
     return segments
 
 
@@ -259,9 +260,11 @@ class _Pass:
             assert end_tag is not None
             kept = b"</" + end_tag.group(1) + b">" if self.rewrite else end_tag.group(0)
             self.markup.append(kept)
+            self.cost += MARKUP_COST * len(kept)
             return end_tag.end()
         tag = START_TAG.match(data, pos)
         assert tag is not None
+        self.cost += MARKUP_COST * (tag.end() - pos)
         name = tag.group(1).lower()
         if not self.rewrite:
             self.markup.append(tag.group(0))
@@ -330,9 +333,11 @@ class _Pass:
                 end_tag = END_TAG.match(data, pos)
                 assert end_tag is not None
                 self.markup.append(b"</select>")
+                self.cost += MARKUP_COST * 9
                 return end_tag.end()
             tag = START_TAG.match(data, pos)
             assert tag is not None
+            self.cost += MARKUP_COST * (tag.end() - pos)
             name = tag.group(1).lower()
             if name in _SELECT_CLOSERS:
                 # The tokenizer ends the select here; say so, so no parser can read it otherwise.

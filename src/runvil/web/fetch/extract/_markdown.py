@@ -31,6 +31,8 @@ _SPACES = re.compile(r"[ \t\n\r\f\v\u00a0\u2028\u2029]+")
 _BREAK = "\x00"  # a <br> inside a paragraph; the parser strips NUL from the page's text
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
 _BACKTICKS = re.compile(r"`+")
+# Characters ``escape_text`` may escape: most text has none, and then needs no call.
+_MAY_NEED_ESCAPES = re.compile(r"[\\`*_~\[\]<&]").search
 #: Lists and quotes rendered with their markers nested at most this deep.
 MAX_BLOCK_NESTING = 8
 #: Steps of the walk between two calls of the renderer's ``check``.
@@ -490,7 +492,7 @@ class Renderer:
             inline.append(" ")
 
     def _text(self, text: str) -> None:
-        if not self._pre_depth:
+        if not self._pre_depth and _MAY_NEED_ESCAPES(text) is not None:
             text = escape_text(text, self._links > 0)
         self._frames[-1].inline.append(text)  # whitespace is collapsed per paragraph
 

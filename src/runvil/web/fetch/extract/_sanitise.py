@@ -174,7 +174,8 @@ def prepare(
     data = encode(html)
     budget = MARKUP_BUDGET if budget is None else budget
     segments, cut = _Pass(data, check, budget).run()
-    segments = _nesting.limit_segments(segments, depth)
+    if data.count(b"<") - data.count(b"</") >= _nesting.MIN_TAGS:  # else it cannot nest deep
+        segments = _nesting.limit_segments(segments, depth)
     if check is not None:
         check()
     if sum(len(text) for _, text in segments) >= _NAMES_MIN_BYTES:
@@ -391,18 +392,24 @@ def _capped(tag: re.Match[bytes]) -> bytes:
 def _cap_names(segments: list[tuple[bool, bytes]]) -> list[tuple[bool, bytes]]:
     """Keep a big page under :data:`MAX_DISTINCT_NAMES` tag names and attribute names (counted
     in its markup; an estimate that errs towards too many)."""
-    tag_names: set[bytes] = set()
-    attribute_names: set[bytes] = set()
-    for is_markup, text in segments:
-        if is_markup:
-            tag_names.update(name.lower() for name in _TAG_NAMES.findall(text))
-            tags_only = _QUOTED.sub(b"=", _TEXT_RUNS.sub(b">", text))
-            attribute_names.update(name.lower() for name in _ATTRIBUTE_NAMES.findall(tags_only))
-    if len(tag_names) <= MAX_DISTINCT_NAMES and len(attribute_names) <= MAX_DISTINCT_NAMES:
+    markup = b"".join(text for is_markup, text in segments if is_markup)
+    tags_only = _QUOTED.sub(b"=", _TEXT_RUNS.sub(b">", markup))
+    if not _too_many(_TAG_NAMES.findall(markup)) and not _too_many(
+        _ATTRIBUTE_NAMES.findall(tags_only)
+    ):
         return segments
     renamer = _Renamer()
     return [(is_markup, renamer.rewrite(text) if is_markup else text)
             for is_markup, text in segments]  # fmt: skip
+
+
+def _too_many(names: list[bytes]) -> bool:
+    """Whether ``names`` hold more than :data:`MAX_DISTINCT_NAMES` distinct names, ignoring
+    case (the set is built in C; names are lower-cased only when there are that many)."""
+    distinct = set(names)
+    return len(distinct) > MAX_DISTINCT_NAMES and (
+        len({name.lower() for name in distinct}) > MAX_DISTINCT_NAMES
+    )
 
 
 class _Renamer:

@@ -17,7 +17,8 @@ from collections.abc import Callable
 
 from selectolax.lexbor import LexborHTMLParser
 
-from ._sanitise import FORMATTING, prepare
+from ._sanitise import prepare
+from ._tokens import FORMATTING
 
 # Elements whose content is never text a reader sees.
 _DROPPED = frozenset(

@@ -25,7 +25,6 @@ from collections.abc import Callable
 
 from ._dom import HOLDS_TABLE, INLINE, Element, is_readable
 from ._escape import escape_heading_end, escape_line_start, escape_text
-from ._sanitise import restore_formatting
 
 _SPACES = re.compile(r"[ \t\n\r\f\v\u00a0\u2028\u2029]+")
 _BREAK = "\x00"  # a <br> inside a paragraph; the parser strips NUL from the page's text
@@ -723,7 +722,7 @@ class Renderer:
         alt = element.attrs.get("alt")
         if not alt:
             return
-        alt = _SPACES.sub(" ", restore_formatting(alt)).strip()
+        alt = _SPACES.sub(" ", alt).strip()
         if not alt:
             return
         src = element.attrs.get("src")

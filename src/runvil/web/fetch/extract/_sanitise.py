@@ -27,7 +27,8 @@ So before lexbor sees the page, this pass (linear, mostly inside the regex engin
    ``i``, ``nobr``, ``s``, ``small``, ``strike``, ``strong``, ``tt``, ``u``) to ordinary custom
    elements (``rv-b``...), which the tree builder nests like ``<span>``, so there is no list of
    them to reconstruct; ``_dom`` reads the names back, so extraction sees the real tags. Only
-   how misnested formatting markup is repaired changes (``<p><b>x</p>y``: ``y`` is not bold);
+   how misnested formatting markup is repaired changes (``<p><b>x</p>y``: ``y`` is not bold).
+   Only real tags are renamed, never text in attribute values, comments or scripts;
 4. caps the distinct tag names and attribute names of a big page at :data:`MAX_DISTINCT_NAMES`;
 5. caps the nesting depth (``_nesting``);
 6. on a page with ``<svg>`` or ``<math>``, replaces ``<`` inside raw-text elements (``<script>``,
@@ -57,6 +58,7 @@ from . import _nesting
 from ._tokens import (
     ATTRIBUTE,
     END_TAG,
+    FORMATTING,
     MARKUP,
     MAX_ATTRIBUTES,
     RAW_TEXT,
@@ -71,7 +73,6 @@ __all__ = [
     "MAX_SELECT_CHILDREN",
     "Prepared",
     "prepare",
-    "restore_formatting",
 ]
 
 #: Start tags kept inside one ``<select>``. The tree builder runs the select's option
@@ -91,18 +92,9 @@ OPAQUE_COST = 3
 STOP_COST = 2_000
 #: The node budget: the estimated memory of the part of the page that is parsed.
 MARKUP_BUDGET = 192 * 1024 * 1024
-#: Pages under this many start tags (and bytes) skip the distinct-name count: they cannot hold
-#: enough names to matter.
+#: Pages with less markup than this skip the distinct-name count: a name takes at least three
+#: bytes, so they hold at most about 43,000, which lexbor interns in about 0.15 s.
 _NAMES_MIN_BYTES = 128 * 1024
-
-FORMATTING = (
-    b"b", b"big", b"code", b"em", b"font", b"i", b"nobr", b"s", b"small", b"strike", b"strong",
-    b"tt", b"u",
-)  # fmt: skip
-_FORMATTING_NAMES = b"|".join(FORMATTING)
-_RENAME_START = re.compile(rb"<(?=(?i:" + _FORMATTING_NAMES + rb")(?:[\t\n\f\r />]|\Z))")
-_RENAME_END = re.compile(rb"</(?=(?i:" + _FORMATTING_NAMES + rb")(?:[\t\n\f\r />]|\Z))")
-_RESTORE = re.compile(r"<(/?)rv-(?=(?i:" + _FORMATTING_NAMES.decode() + r")(?:[\t\n\f\r />]|\Z))")
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SELECT_CLOSERS = frozenset([b"select", b"input", b"keygen", b"textarea"])
@@ -180,11 +172,7 @@ def prepare(
         check()
     if sum(len(text) for _, text in segments) >= _NAMES_MIN_BYTES:
         segments = _cap_names(segments)
-    markup = b"".join(
-        _RENAME_END.sub(b"</rv-", _RENAME_START.sub(b"<rv-", text)) if is_markup else text
-        for is_markup, text in segments
-    )
-    return Prepared(markup, data[cut:])
+    return Prepared(b"".join(text for _, text in segments), data[cut:])
 
 
 def split_raw_text(data: bytes) -> list[tuple[bool, bytes]]:
@@ -199,14 +187,6 @@ def encode(html: str) -> bytes:
         return html.encode("utf-8")
     except UnicodeEncodeError:
         return _SURROGATE.sub("\ufffd", html).encode("utf-8")
-
-
-def restore_formatting(text: str) -> str:
-    """``text`` with the formatting-element renames undone (for attribute values that a page
-    writes tags into, such as ``alt="<b>"``)."""
-    if "rv-" not in text:
-        return text
-    return _RESTORE.sub(r"<\1", text)
 
 
 class _Pass:
@@ -256,12 +236,16 @@ class _Pass:
         """Handle the tag at ``pos`` that :data:`MARKUP` stopped in front of; return where to go
         on from."""
         data = self.data
-        if data[pos + 1] == 47:  # "</": an end tag with attributes
+        if data[pos + 1] == 47:  # "</": a formatting element's, or one carrying attributes
             end_tag = END_TAG.match(data, pos)
             assert end_tag is not None
-            kept = b"</" + end_tag.group(1) + b">" if self.rewrite else end_tag.group(0)
-            self.markup.append(kept)
-            self.cost += MARKUP_COST * len(kept)
+            if self.rewrite:
+                name = end_tag.group(1)
+                prefix = b"</rv-" if name.lower() in FORMATTING else b"</"
+                self.markup.append(prefix + name + b">")
+            else:
+                self.markup.append(end_tag.group(0))
+            self.cost += MARKUP_COST * (end_tag.end() - pos)
             return end_tag.end()
         tag = START_TAG.match(data, pos)
         assert tag is not None
@@ -270,6 +254,9 @@ class _Pass:
         if not self.rewrite:
             self.markup.append(tag.group(0))
             return self._raw_text(name, tag) if name in RAW_TEXT else tag.end()
+        if name in FORMATTING:
+            self.markup.append(b"<rv-" + _capped(tag)[1:])
+            return tag.end()
         if name in _ONCE:
             if name in self.seen:
                 self.markup.append(b"<" + tag.group(1) + b">")
@@ -352,7 +339,12 @@ class _Pass:
                 self.foreign = True
             children += 1
             if children <= MAX_SELECT_CHILDREN:
-                self.markup.append(b"<" + tag.group(1) + b">" if name in _ONCE else _capped(tag))
+                if name in _ONCE:
+                    self.markup.append(b"<" + tag.group(1) + b">")
+                elif name in FORMATTING:
+                    self.markup.append(b"<rv-" + _capped(tag)[1:])
+                else:
+                    self.markup.append(_capped(tag))
                 pos = tag.end()
                 continue
             pos = _consumed(_SELECT_REST, data, pos)  # the rest of the select, dropped

@@ -28,9 +28,9 @@ script as markup, but never at markup as script.
 :data:`MARKUP` consumes, in one call into the regex engine, everything that needs no decision:
 text, comments, doctypes, end tags without attributes and ordinary start tags with fewer than
 :data:`MAX_ATTRIBUTES` attributes. It stops in front of anything else (a raw-text element, a
-``<select>``, ``<svg>``, ``<math>``, ``<html>`` or ``<body>`` start tag, a tag with too many
-attributes, an end tag carrying attributes), and after at most :data:`TOKENS_PER_MATCH` tokens so
-its caller can watch its budget.
+``<select>``, ``<svg>``, ``<math>``, ``<html>`` or ``<body>`` start tag, a formatting element's
+start or end tag, a tag with too many attributes, an end tag carrying attributes), and after at
+most :data:`TOKENS_PER_MATCH` tokens so its caller can watch its budget.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ import re
 __all__ = [
     "ATTRIBUTE",
     "END_TAG",
+    "FORMATTING",
     "MARKUP",
     "MAX_ATTRIBUTES",
     "RAW_TEXT",
@@ -68,8 +69,14 @@ RAW_TEXT = frozenset(
     [b"script", b"style", b"xmp", b"iframe", b"noembed", b"noframes", b"textarea", b"title",
      b"plaintext"]
 )  # fmt: skip
+#: The formatting elements other than ``<a>``, which the pass renames (``_sanitise``).
+FORMATTING = frozenset(
+    [b"b", b"big", b"code", b"em", b"font", b"i", b"nobr", b"s", b"small", b"strike", b"strong",
+     b"tt", b"u"]
+)  # fmt: skip
+_FORMATTING = b"|".join(sorted(FORMATTING))
 #: Start tags the pass decides on one by one (see the module notes).
-_DECIDED = b"|".join(sorted(RAW_TEXT | {b"select", b"svg", b"math", b"html", b"body"}))
+_DECIDED = b"|".join(sorted(RAW_TEXT | FORMATTING | {b"select", b"svg", b"math", b"html", b"body"}))
 
 MARKUP = re.compile(
     rb"(?:"
@@ -81,7 +88,13 @@ MARKUP = re.compile(
     + rb"){0,%d}+" % (MAX_ATTRIBUTES - 1)
     + _SEPARATOR
     + rb"(?:>|\Z)"
-    rb"|</[A-Za-z][^\t\n\f\r />]*+" + _SEPARATOR + rb"(?:>|\Z)"
+    rb"|</(?!(?i:"
+    + _FORMATTING
+    + rb")"
+    + _NAME_END
+    + rb")[A-Za-z][^\t\n\f\r />]*+"
+    + _SEPARATOR
+    + rb"(?:>|\Z)"
     rb"|<!--(?:>|->|(?:[^-]++|-(?!-!?>))*+(?:--!?>)?)"
     rb"|<[!?][^>]*+(?:>|\Z)"
     rb"|</(?![A-Za-z])[^>]*+(?:>|\Z)"

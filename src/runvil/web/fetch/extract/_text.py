@@ -50,6 +50,7 @@ _BLOCK_NAMES = (
 _BLOCK_TAG = re.compile(rb"</?(?i:" + _BLOCK_NAMES + rb")(?=[\t\n\f\r />]|\Z)" + _ATTRIBUTES)
 _BREAK_TAG = re.compile(rb"</?(?i:br)(?=[\t\n\f\r />]|\Z)" + _ATTRIBUTES)
 _ANY_TAG = re.compile(rb"</?[A-Za-z][^\t\n\f\r />]*+" + _ATTRIBUTES)
+_CRUDE_TAGS = re.compile(rb"<[^>]*+>")
 _SPACES = re.compile(r"[ \t\n\r\f\v\u00a0\u2028\u2029]+")
 # Each starts at a marker and never backtracks, so a long run is scanned once.
 _LINE_RUNS = re.compile(rb"\x02[ \t\f\x02]*+")
@@ -74,6 +75,12 @@ def render_text(data: bytes, max_chars: int | None = None) -> str:
         stop = _chunk_end(visible, start)
         chunk = visible[start:stop].translate(_SOURCE_BREAKS)
         start = stop
+        if not _CRUDE_TAGS.sub(b"", chunk).strip():
+            # Nothing but tags (a flood of them, past the node budget): no text to keep, so
+            # one pass instead of five; the chunk ends any paragraph it interrupts.
+            length += _add(paragraphs, pending)
+            pending = ""
+            continue
         chunk = _BLOCK_TAG.sub(b"\x01", chunk)
         chunk = _ANY_TAG.sub(b"", _BREAK_TAG.sub(b"\x02", chunk))
         # A run of breaks is one break (a paragraph break if it holds one), so a page of

@@ -42,7 +42,7 @@ So before lexbor sees the page, this pass (linear, mostly inside the regex engin
    ``tail``, which the caller renders as plain text. Memory and work then stay bounded for any
    page the byte cap lets through.
 
-Every rewrite keeps the page's text; none touches a page that has none of these shapes, apart
+Every rewrite keeps the text a reader sees; none touches a page that has none of these shapes, apart
 from the formatting-element names. The tokenizer's view (``_tokens``) is exact where an error
 could hide markup from this pass, and errs only towards looking at too much.
 """
@@ -73,6 +73,7 @@ __all__ = [
     "MAX_SELECT_CHILDREN",
     "Prepared",
     "prepare",
+    "split_raw_text",
 ]
 
 #: Start tags kept inside one ``<select>``. The tree builder runs the select's option

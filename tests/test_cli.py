@@ -9,18 +9,18 @@ import os
 import pty
 import re
 import signal
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aiohttp import web
 
-from runvil.cli import Outcome, fetch_outcome, is_fetch_success, terminal_safe
+from runvil._faces.cli import Outcome, fetch_outcome, is_fetch_success, terminal_safe
 from tests.faces_helpers import (
     ESCAPES_BODY,
     GATEWAY_KEY,
     REPO,
+    RUNVIL,
     child_env,
     gateway_app,
     hello_text,
@@ -127,7 +127,7 @@ async def test_ctrl_c_exits_130_without_a_traceback(
     env: dict[str, str], slow_started: asyncio.Event
 ) -> None:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "runvil", "fetch", "https://example.com/slow",
+        *RUNVIL, "fetch", "https://example.com/slow",
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, env=env, cwd=str(REPO),
     )
@@ -239,7 +239,7 @@ def run_on_a_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str]:
     pid, fd = pty.fork()
     if pid == 0:  # the child
         os.chdir(REPO)
-        os.execve(sys.executable, [sys.executable, "-m", "runvil", *args],
+        os.execve(RUNVIL[0], [*RUNVIL, *args],
                   {**env, "TERM": "xterm-256color", "COLUMNS": "100"})
     chunks: list[bytes] = []
     while True:
@@ -340,7 +340,7 @@ async def test_a_reader_that_went_away_is_not_an_error(env: dict[str, str]) -> N
     read_end, write_end = os.pipe()
     os.close(read_end)  # like `runvil fetch URL | head -0`
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "runvil", "fetch", "https://example.com/hello.txt",
+        *RUNVIL, "fetch", "https://example.com/hello.txt",
         stdin=asyncio.subprocess.DEVNULL, stdout=write_end, stderr=asyncio.subprocess.PIPE,
         env=env, cwd=str(REPO),
     )

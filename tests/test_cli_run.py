@@ -7,15 +7,15 @@ import asyncio
 import json
 import os
 import pty
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from runvil.envelope import unwrap
+from runvil import unwrap
 from tests.faces_helpers import (
     REPO,
+    RUNVIL,
     ScriptedModel,
     child_env,
     hello_text,
@@ -176,7 +176,7 @@ def converse_on_a_terminal(args: list[str], env: dict[str, str], answer: bytes) 
     pid, fd = pty.fork()
     if pid == 0:  # the child
         os.chdir(REPO)
-        os.execve(sys.executable, [sys.executable, "-m", "runvil", *args], {**env, "TERM": "dumb"})
+        os.execve(RUNVIL[0], [*RUNVIL, *args], {**env, "TERM": "dumb"})
     seen = b""
     answered = False
     while True:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from runvil.config import ConfigError, find_config_file, load_config, masked
+from runvil._faces.config import ConfigError, find_config_file, load_config, masked
 
 
 def write(path: Path, text: str) -> Path:
@@ -220,11 +220,11 @@ def test_the_gateway_key_alone_picks_the_gateway_and_asks_for_its_url(tmp_path: 
 
 
 def test_a_provider_that_refuses_its_url_is_a_configuration_error(tmp_path: Path) -> None:
-    from runvil.assemble import search_provider
+    from runvil._faces.wiring import wire
 
     cfg = load_config(env={"HOME": str(tmp_path), "SEARXNG_URL": "ftp://search.lan/"}, cwd=tmp_path)
     with pytest.raises(ConfigError) as info:
-        search_provider(cfg.search, None)
+        wire(cfg).search_provider()
     assert str(info.value) == (
         "search provider searxng: the SearXNG URL must be an https URL "
         "(plain http only for a private endpoint)"

@@ -372,8 +372,18 @@ def _given_packs(packs: Iterable[Pack] | None) -> list[Pack]:
     for pack in given:
         if not isinstance(pack, Pack):
             raise TypeError(f"packs holds built Pack objects, not {type(pack).__name__}")
-        pack_id(pack)
+    _check_ids(given)
     return given
+
+
+def _check_ids(packs: Iterable[Pack]) -> None:
+    """Refuse two Packs with one Pack id: their tool ids would be one and the same."""
+    ids: dict[str, str] = {}
+    for pack in packs:
+        ident = pack_id(pack)
+        if ident in ids:
+            raise ValueError(f"two Packs with the Pack id {ident}: {ids[ident]}, {pack.name}")
+        ids[ident] = pack.name
 
 
 def _plugin_names(plugins: Iterable[str] | _Unset, given: list[Pack], explicit: bool) -> list[str]:
@@ -430,12 +440,7 @@ def _resolve_forms(
         _, dialects = forms.setdefault(id(pack), (pack, []))
         if dialect not in dialects:
             dialects.append(dialect)
-    ids: dict[str, str] = {}
-    for pack, _ in forms.values():
-        ident = pack_id(pack)
-        if ident in ids:
-            raise ValueError(f"two Packs with the Pack id {ident}: {ids[ident]}, {pack.name}")
-        ids[ident] = pack.name
+    _check_ids(pack for pack, _ in forms.values())
     return list(forms.values())
 
 

@@ -234,13 +234,15 @@ def _read_file(path: Path) -> dict[str, Any]:
 # -- unknown keys and variables ------------------------------------------------------------------
 
 
-def _unknown(what: str, name: str, candidates: Iterable[str]) -> ConfigError:
+def _unknown(what: str, name: str, candidates: Iterable[str], common: str = "") -> ConfigError:
     """``unknown key search.provder; did you mean search.provider?``, or the known names when
-    none is close."""
+    none is close. ``common`` is the prefix every candidate shares (``search.``, ``RUNVIL_``);
+    only what follows it is compared, so a shared prefix cannot make any name look close."""
     candidates = sorted(set(candidates))
-    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    tails = {candidate[len(common):]: candidate for candidate in candidates}
+    close = difflib.get_close_matches(name[len(common):], list(tails), n=1, cutoff=0.6)
     if close:
-        return ConfigError(f"unknown {what} {name}; did you mean {close[0]}?")
+        return ConfigError(f"unknown {what} {name}; did you mean {tails[close[0]]}?")
     return ConfigError(f"unknown {what} {name}; known: {', '.join(candidates)}")
 
 
@@ -260,7 +262,7 @@ def _check_keys(data: Mapping[str, Any], path: Path) -> None:
                     name for name in leaves | tables
                     if name.count(".") == level and name.startswith(prefix)
                 }
-                err = _unknown("key", dotted, siblings)
+                err = _unknown("key", dotted, siblings, prefix)
                 raise ConfigError(f"{path}: {err}") from None
             if not isinstance(value, Mapping):
                 shape = _TABLE_SHAPES.get(dotted, "a table")
@@ -274,6 +276,7 @@ def _check_keys(data: Mapping[str, Any], path: Path) -> None:
                             err = _unknown(
                                 "key", f"providers.{name}.{sub}",
                                 (f"providers.{name}.{k}" for k in _PROVIDER_KEYS),
+                                f"providers.{name}.",
                             )
                             raise ConfigError(f"{path}: {err}") from None
             elif dotted not in _TABLES:
@@ -291,7 +294,9 @@ def _check_env(env: Mapping[str, str]) -> None:
             continue
         if var.startswith(_MODEL_ENV_PREFIX) and len(var) > len(_MODEL_ENV_PREFIX):
             continue
-        raise _unknown("environment variable", var, {v for v in known if v.startswith("RUNVIL_")})
+        candidates = {v for v in known if v.startswith("RUNVIL_")}
+        candidates.add(f"{_MODEL_ENV_PREFIX}{{ROLE}}")
+        raise _unknown("environment variable", var, candidates, "RUNVIL_")
 
 
 # -- resolving layers ----------------------------------------------------------------------------

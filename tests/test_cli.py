@@ -9,6 +9,7 @@ import os
 import pty
 import re
 import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from tests.faces_helpers import (
     write_seam,
 )
 from tests.fixtures.internet import FakeInternet
+from tests.fixtures.launch import SPEC_VAR
 
 MISSING = "https://example.com/missing answered HTTP 404; try a different URL"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -347,3 +349,45 @@ async def test_a_reader_that_went_away_is_not_an_error(env: dict[str, str]) -> N
     os.close(write_end)
     _, err = await asyncio.wait_for(proc.communicate(), 60)
     assert (proc.returncode, err) == (0, b"")
+
+
+async def test_an_unknown_key_is_refused_with_a_suggestion(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    (tmp_path / "runvil.toml").write_text('[search]\nprovder = "brave"\n')
+    for command in (["config"], ["fetch", "https://example.com/hello.txt"], ["search", "rust"]):
+        assert await run_cli(*command, env=env, cwd=tmp_path) == (
+            2, "", f"runvil: {tmp_path / 'runvil.toml'}: unknown key search.provder; did you "
+            "mean search.provider?\n",
+        )
+
+
+async def test_the_old_test_seam_variable_changes_nothing_it_is_refused(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """The shipped entry point (not the launcher) reads no test seam: the variable the faces
+    once read is an unknown one now, refused before any network access."""
+    seam = env.pop(SPEC_VAR)
+    real = {**env, "RUNVIL_TEST_NETWORK": seam}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "runvil", "fetch", "https://example.com/hello.txt",
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, env=real, cwd=str(tmp_path),
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert (proc.returncode, out) == (2, b"")
+    assert err.decode().startswith(
+        "runvil: unknown environment variable RUNVIL_TEST_NETWORK; known: RUNVIL_APPROVAL, "
+    )
+
+
+async def test_python_dash_m_runvil_is_the_command_line(tmp_path: Path) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "runvil", "--help", stdout=asyncio.subprocess.PIPE,
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}, cwd=str(tmp_path),
+    )
+    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0
+    assert out.decode().startswith("Usage: runvil [OPTIONS] COMMAND [ARGS]...\n")
+    for command in ("config", "fetch", "mcp", "run", "search"):
+        assert f"\n  {command} " in out.decode()

@@ -391,3 +391,13 @@ async def test_python_dash_m_runvil_is_the_command_line(tmp_path: Path) -> None:
     assert out.decode().startswith("Usage: runvil [OPTIONS] COMMAND [ARGS]...\n")
     for command in ("config", "fetch", "mcp", "run", "search"):
         assert f"\n  {command} " in out.decode()
+
+
+async def test_config_shows_the_packs_tables(env: dict[str, str], tmp_path: Path) -> None:
+    path = tmp_path / "runvil.toml"
+    path.write_text('[packs.notes]\nprefix = "> "\n')
+    code, out, err = await run_cli("config", env=env, cwd=tmp_path)
+    assert (code, err) == (0, "")
+    assert out.endswith(f'\n[packs.notes]  # file:{path}\nprefix = "> "\n')
+    code, out, err = await run_cli("config", "--json", env=env, cwd=tmp_path)
+    assert json.loads(out)["packs"] == {"notes": {"prefix": "> "}}

@@ -408,6 +408,12 @@ def _config_text(data: Mapping[str, Any]) -> str:
         for key, value in entry.items():
             if value is not None:
                 lines.append(f"{key} = {json.dumps(value)}")
+    for name, table in data.get("packs", {}).items():
+        lines.append("")
+        lines.append(f"[packs.{name}]  # file:{data['file']}")
+        entries = table.items() if isinstance(table, Mapping) else [("# value", table)]
+        for key, value in entries:
+            lines.append(f"{key} = {json.dumps(value, ensure_ascii=False, default=str)}")
     return "\n".join(lines)
 
 

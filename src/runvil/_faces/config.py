@@ -116,7 +116,8 @@ class Setting:
     ``key`` is the dotted ``runvil.toml`` key, ``env`` the variables that set it (the first that
     is set and not blank wins), ``flag`` the key of the flags mapping the CLI fills (``None``:
     no flag), ``parse(value, where)`` checks a value and raises :class:`ConfigError` naming
-    ``where``. ``policy`` names the ``FetchPolicy`` field the setting sets, if it is one.
+    ``where``. ``policy`` names the ``FetchPolicy`` field the setting sets, if it is one; such a
+    setting's key is ``fetch.{field}``, so ``runvil config`` shows it under ``[fetch]``.
     """
 
     key: str

@@ -13,7 +13,6 @@ are catalogued in ``docs/errors.md``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -135,6 +134,8 @@ def _spinner(message: str) -> contextlib.AbstractContextManager[Any]:
 
 def _run(coro: Awaitable[T], spinner: str | None = None) -> T:
     """Run a coroutine to completion, turning Ctrl-C into exit 130."""
+    import asyncio
+
     try:
         with _spinner(spinner) if spinner else contextlib.nullcontext():
             return asyncio.run(_as_coroutine(coro))
@@ -468,6 +469,8 @@ def mcp(
     approval: str | None, search_provider: str | None, config_path: str | None,
 ) -> None:
     """Serve web_fetch and web_search to MCP clients (stdio by default)."""
+    import asyncio
+
     from runvil._faces.mcp import serve
 
     with _failures():

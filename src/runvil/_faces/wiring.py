@@ -17,10 +17,9 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from runvil._faces.config import Config, ConfigError
-from runvil._host import Approval, ApprovalRequest, Approver, Host
-from runvil._host.plugins import installed_plugins
 
 if TYPE_CHECKING:
+    from runvil._host import Approval, ApprovalRequest, Approver, Host
     from runvil.prompts import ModelEndpoint
     from runvil.web import FetchPolicy, Network, SearchProvider, WebFetch, WebSearch
     from runvil.web.pack import WebPack
@@ -36,6 +35,8 @@ _FROM_CONFIG: Any = object()
 
 def refuse_every_call(request: ApprovalRequest) -> Approval:
     """Approval mode ``deny``: every call is refused (the model reads why)."""
+    from runvil._host import Approval
+
     return Approval.REFUSE
 
 
@@ -96,6 +97,9 @@ class Wiring:
         """The Host a face serves: the web Pack in ``forms`` (none when ``web`` is off) and, with
         ``installed``, every Pack installed through the ``runvil.packs`` entry points, each given
         its ``[packs.KEY]`` configuration."""
+        from runvil._host import Host
+        from runvil._host.plugins import installed_plugins
+
         packs = [self.web_pack()] if self.config.web else []
         names: list[str] = list(forms) if self.config.web else []
         if installed:

@@ -346,3 +346,32 @@ def test_without_policy_settings_the_policy_is_the_seeds_default(tmp_path: Path)
     cfg = load_config(env={"HOME": str(tmp_path)}, cwd=tmp_path)
     assert cfg.fetch == {}
     assert wire(cfg).policy == FetchPolicy()
+
+
+def test_a_setting_row_with_an_option_adds_the_flag_to_every_command(tmp_path: Path) -> None:
+    """The same row, with ``option=``, is also the flag of fetch, search, run, mcp and config."""
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from runvil._faces import config as c\n"
+        "row = c.Setting('fetch.timeout', ('RUNVIL_FETCH_TIMEOUT',), lambda v, w: float(v), None,\n"
+        "                flag='fetch_timeout', policy='timeout', option='--fetch-timeout')\n"
+        "c.SETTINGS = (*c.SETTINGS, row)\n"
+        "from runvil._faces.cli import main\n"
+        "main(sys.argv[1:])\n"
+    )
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+
+    def runvil(*args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
+            cwd=tmp_path, check=True,
+        ).stdout
+
+    data = json.loads(runvil("config", "--json", "--fetch-timeout", "3"))
+    assert (data["fetch"], data["sources"]["fetch.timeout"]) == ({"timeout": 3.0}, "flag")
+    for command in ("fetch", "search", "run", "mcp", "config"):
+        assert "--fetch-timeout VALUE" in runvil(command, "--help")

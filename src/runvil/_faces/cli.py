@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from runvil._faces.config import ConfigError, load_config
+from runvil._faces.config import SETTINGS, ConfigError, load_config
 from runvil._faces.terminal import terminal_safe
 from runvil._faces.wiring import Wiring, wire
 from runvil.errors import RunError, ToolError
@@ -285,6 +285,18 @@ _provider_option = click.option(
 )
 
 
+def _setting_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options of every SETTINGS row that declares one, for every command that reads the
+    configuration; their values reach :func:`load_config` as flags (``None``: not given)."""
+    for setting in reversed(SETTINGS):
+        if setting.option is not None and setting.flag is not None:
+            command = click.option(
+                setting.option, setting.flag, default=None, metavar=setting.metavar,
+                help=setting.help or f"Sets {setting.key} for this run.",
+            )(command)
+    return command
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="runvil")
 @_config_option
@@ -304,11 +316,12 @@ def cli(ctx: click.Context, config_path: str | None) -> None:
 @click.option("--max-chars", type=int, default=None, help="Characters to return (1..40000).")
 @click.option("--raw", is_flag=True, default=False, help="Render the whole page, not the article.")
 @click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
+@_setting_options
 @_config_option
 @click.pass_context
 def fetch(
-    ctx: click.Context, url: str, max_chars: int | None, raw: bool, as_json: bool,
-    config_path: str | None,
+    ctx: click.Context, /, url: str, max_chars: int | None, raw: bool, as_json: bool,
+    config_path: str | None, **settings: Any,
 ) -> None:
     """Fetch URL and print its main content (markdown for HTML pages)."""
     args: dict[str, Any] = {"url": url}
@@ -317,7 +330,7 @@ def fetch(
     if raw:
         args["raw"] = True
     with _failures():
-        wiring = _wiring(ctx, config_path)
+        wiring = _wiring(ctx, config_path, **settings)
         outcome = _run(run_fetch(args, wiring), spinner=f"Fetching {url}")
     _finish(outcome, as_json, _render_fetch_tty)
 
@@ -333,13 +346,14 @@ def fetch(
 @click.option("--exclude-site", multiple=True, metavar="DOMAIN", help="Drop DOMAIN (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
 @_provider_option
+@_setting_options
 @_config_option
 @click.pass_context
 def search(
-    ctx: click.Context, query: str, count: int | None, freshness: str | None,
+    ctx: click.Context, /, query: str, count: int | None, freshness: str | None,
     country: str | None, lang: str | None, safesearch: str | None, site: tuple[str, ...],
     exclude_site: tuple[str, ...], as_json: bool, search_provider: str | None,
-    config_path: str | None,
+    config_path: str | None, **settings: Any,
 ) -> None:
     """Search the web for QUERY and print the results."""
     args: dict[str, Any] = {"query": query}
@@ -354,7 +368,7 @@ def search(
     if exclude_site:
         args["exclude_domains"] = list(exclude_site)
     with _failures():
-        wiring = _wiring(ctx, config_path, search_provider=search_provider)
+        wiring = _wiring(ctx, config_path, search_provider=search_provider, **settings)
         outcome = _run(run_search(args, wiring), spinner=f"Searching for {query!r}")
     _finish(outcome, as_json, _render_search_tty)
 
@@ -362,16 +376,19 @@ def search(
 @cli.command(name="config")
 @click.option("--json", "as_json", is_flag=True, help="Print the configuration as JSON.")
 @_provider_option
+@_setting_options
 @_config_option
 @click.pass_context
 def config_command(
-    ctx: click.Context, as_json: bool, search_provider: str | None, config_path: str | None
+    ctx: click.Context, /, as_json: bool, search_provider: str | None, config_path: str | None,
+    **settings: Any,
 ) -> None:
     """Show the effective configuration (secrets masked) and where each setting came from."""
     from runvil._faces.config import describe
 
     with _failures():
-        data = describe(_wiring(ctx, config_path, search_provider=search_provider).config)
+        wiring = _wiring(ctx, config_path, search_provider=search_provider, **settings)
+        data = describe(wiring.config)
     if as_json:
         _write(json.dumps(data, indent=2, ensure_ascii=False))
         return
@@ -426,11 +443,12 @@ def _config_text(data: Mapping[str, Any]) -> str:
 @click.option("--approval", default=None, metavar="auto|ask|deny",
               help="How web tool calls are approved.")
 @_provider_option
+@_setting_options
 @_config_option
 @click.pass_context
 def run(
-    ctx: click.Context, file: str, models: tuple[str, ...], no_web: bool, approval: str | None,
-    search_provider: str | None, config_path: str | None,
+    ctx: click.Context, /, file: str, models: tuple[str, ...], no_web: bool, approval: str | None,
+    search_provider: str | None, config_path: str | None, **settings: Any,
 ) -> None:
     """Run a prompt file and print its result."""
     from runvil._faces.run import run_prompt_file, terminal_approver
@@ -444,7 +462,7 @@ def run(
             roles[role.strip()] = spec
         wiring = _wiring(
             ctx, config_path, terminal_approver(), search_provider=search_provider,
-            approval=approval, web=False if no_web else None, models=roles,
+            approval=approval, web=False if no_web else None, models=roles, **settings,
         )
         try:
             result = _run(run_prompt_file(Path(file), wiring))
@@ -462,11 +480,13 @@ def run(
 @click.option("--no-web", is_flag=True, default=False, help="Serve without the web tools.")
 @click.option("--approval", default=None, metavar="auto|deny", help="auto (default) or deny.")
 @_provider_option
+@_setting_options
 @_config_option
 @click.pass_context
 def mcp(
-    ctx: click.Context, http: str | None, envelope: bool | None, no_web: bool,
+    ctx: click.Context, /, http: str | None, envelope: bool | None, no_web: bool,
     approval: str | None, search_provider: str | None, config_path: str | None,
+    **settings: Any,
 ) -> None:
     """Serve web_fetch and web_search to MCP clients (stdio by default)."""
     import asyncio
@@ -476,7 +496,7 @@ def mcp(
     with _failures():
         wiring = _wiring(
             ctx, config_path, search_provider=search_provider, envelope=envelope,
-            approval=approval, web=False if no_web else None,
+            approval=approval, web=False if no_web else None, **settings,
         )
         bind: tuple[str, int] | None = None
         if http is not None:

@@ -16,7 +16,8 @@ suggestion (``unknown key search.provder; did you mean search.provider?``): a ty
 ``approval`` must not leave calls approved without a word.
 
 **Adding a setting** is one row in :data:`SETTINGS`: its ``runvil.toml`` key, its environment
-variables, its flag (the CLI option's destination) and its parser. A row with ``policy=FIELD``
+variables, its flag (the CLI option's destination, with ``option="--name"`` the option itself,
+added to every command) and its parser. A row with ``policy=FIELD``
 sets that :class:`~runvil.web.FetchPolicy` field (collected in :attr:`Config.fetch` and applied
 by :func:`runvil._faces.wiring.wire`); any other row also needs a :class:`Config` field named
 after its key. The unknown-key check and ``runvil config`` follow the table. The reference is
@@ -126,6 +127,12 @@ class Setting:
     default: Any
     flag: str | None = None
     policy: str | None = None
+    option: str | None = None
+    """The command-line option that fills ``flag`` (``--fetch-timeout``), added to every command
+    that reads the configuration. The first rows predate this and declare their options by
+    hand, because their options differ between commands (``--no-web``, ``--no-envelope``)."""
+    metavar: str = "VALUE"
+    help: str = ""
 
 
 #: Every plain setting, in the order they are resolved (so the first bad one is reported).

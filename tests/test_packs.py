@@ -212,3 +212,20 @@ def test_the_host_package_imports_nothing_from_web_until_a_plugin_is_called() ->
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out == "[]\n"
+
+
+def test_another_distribution_cannot_replace_the_web_pack(
+    fakes: Fakes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    site = example_pack.install(
+        tmp_path / "site", names=("runvil/web", "promptforge/web", "runvil/extra"),
+        dist="shadow_pack-1.0.dist-info",
+    )
+    monkeypatch.syspath_prepend(str(site))  # first on sys.path: it would win an equal contest
+    example_pack.BUILT.clear()
+    h = Host(search_provider=PROVIDER)
+    assert list(h.tools) == ["web/fetch", "web/search"] and len(fakes.builds) == 1
+    assert example_pack.BUILT == []
+    with pytest.raises(ValueError, match=r"^unknown Plugin 'runvil/extra'"):
+        Host(plugins=("runvil/extra",), search_provider=PROVIDER)
+    assert "ignoring the runvil.packs entry point 'runvil/web' of shadow-pack" in caplog.text

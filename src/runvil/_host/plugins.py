@@ -15,6 +15,7 @@ makes ``Host(plugins=(..., "acme/notes"))`` and ``runvil run`` able to call it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -23,15 +24,38 @@ from runvil._pack import ENTRY_POINT_GROUP, Pack, Plugin
 __all__ = ["installed_plugins", "load_plugin", "ordered_names", "pack_id", "setup_reason"]
 
 
+#: Plugin names only runvil's own distribution may register. Another distribution's entry
+#: point under them is ignored (and logged), so installing a package can add Packs but never
+#: replace the web Pack that ``Host()`` serves.
+RESERVED_PREFIXES = ("runvil/", "promptforge/")
+OWNER = "runvil"
+
+logger = logging.getLogger("runvil.host")
+
+
 def installed_plugins() -> dict[str, Any]:
     """The entry points of :data:`ENTRY_POINT_GROUP` by name (not loaded yet). When two
-    distributions register one name, the first found on ``sys.path`` wins, as imports do."""
+    distributions register one name, the first found on ``sys.path`` wins, as imports do; a
+    reserved name (``runvil/...``, ``promptforge/...``) counts only from runvil itself."""
     from importlib.metadata import entry_points
 
     found: dict[str, Any] = {}
     for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name.startswith(RESERVED_PREFIXES) and _distribution(entry) != OWNER:
+            logger.warning(
+                "ignoring the %s entry point %r of %s: the name is reserved for runvil",
+                ENTRY_POINT_GROUP, entry.name, _distribution(entry),
+            )
+            continue
         found.setdefault(entry.name, entry)
     return found
+
+
+def _distribution(entry: Any) -> str | None:
+    """The normalised name of the distribution that registered ``entry``."""
+    dist = getattr(entry, "dist", None)
+    name = dist.metadata["Name"] if dist is not None else None
+    return None if name is None else str(name).lower().replace("_", "-").replace(".", "-")
 
 
 def load_plugin(name: str, installed: Mapping[str, Any]) -> Plugin:

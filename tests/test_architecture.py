@@ -188,3 +188,16 @@ def test_the_console_script_is_the_faces_entry_point() -> None:
 
     scripts = {e.name: e.value for e in entry_points(group="console_scripts")}
     assert scripts["runvil"] == "runvil._faces.cli:main"
+
+
+@pytest.mark.parametrize("surface", ["runvil", "runvil.web", "runvil.prompts"])
+def test_every_public_name_resolves(surface: str) -> None:
+    """docs/api.md's surface: each name its module lists loads from where the module says."""
+    import importlib
+
+    module = importlib.import_module(surface)
+    missing = [name for name in module.__all__ if getattr(module, name, None) is None]
+    assert missing == []
+    assert set(module.__all__) <= set(dir(module))
+    api = (SRC.parent.parent / "docs" / "api.md").read_text(encoding="utf-8")
+    assert [name for name in module.__all__ if f"`{name}`" not in api] == []

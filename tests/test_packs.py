@@ -229,3 +229,15 @@ def test_another_distribution_cannot_replace_the_web_pack(
     with pytest.raises(ValueError, match=r"^unknown Plugin 'runvil/extra'"):
         Host(plugins=("runvil/extra",), search_provider=PROVIDER)
     assert "ignoring the runvil.packs entry point 'runvil/web' of shadow-pack" in caplog.text
+
+
+def test_without_any_plugin_installed_the_message_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("runvil._host.host.installed_plugins", dict)
+    with pytest.raises(ValueError) as caught:
+        Host(search_provider=PROVIDER)
+    assert str(caught.value) == (
+        "unknown Plugin 'runvil/web'; no Plugin is installed (runvil registers its own as entry "
+        "points: install it, or pip install -e . in a checkout)"
+    )

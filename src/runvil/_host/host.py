@@ -417,6 +417,11 @@ def _resolve_forms(
     for name in missing:
         if name not in installed:
             known = ordered_names([*offered, *installed], DEFAULT_PLUGINS)
+            if not known:  # runvil's own Plugins are package metadata: a tree not installed
+                raise ValueError(
+                    f"unknown Plugin {name!r}; no Plugin is installed (runvil registers its "
+                    "own as entry points: install it, or pip install -e . in a checkout)"
+                )
             raise ValueError(f"unknown Plugin {name!r}; this host knows {', '.join(known)}")
     built: dict[int, Pack] = {}
     forms: dict[int, tuple[Pack, list[Dialect]]] = {}  # by identity: a Pack need not hash

@@ -1,8 +1,8 @@
 """Load on the MCP face: many concurrent calls over streamable HTTP against slow backends.
 
 Starts the fault server and ``runvil mcp --http 127.0.0.1:0`` as two child processes (the MCP
-server reaches the fault server through the ``RUNVIL_TEST_NETWORK`` seam, with the default fetch
-policy), then:
+server is started through the test launcher, ``tests/fixtures/launch.py``, which hands it a fake
+network reaching the fault server, with the default fetch policy), then:
 
 1. **Load**: ``--calls`` (default 500) ``web_fetch`` calls at once, spread over ``--clients``
    MCP client sessions, each to a backend that answers after one second. Every call must come
@@ -38,6 +38,7 @@ from pathlib import Path
 import trustme
 from mcp import Client
 from tests.fixtures.faults import FAULT_HOST, OK_BODY, FaultServer
+from tests.fixtures.launch import LAUNCHER, SPEC_VAR
 
 REPO = Path(__file__).resolve().parents[1]
 ENVELOPED = re.compile(r"<untrusted_input_([0-9a-f]{16})>\n(.*)\n</untrusted_input_\1>", re.S)
@@ -73,11 +74,11 @@ async def start_mcp(seam: Path, home: Path) -> tuple[asyncio.subprocess.Process,
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
-        "RUNVIL_TEST_NETWORK": str(seam),
+        SPEC_VAR: str(seam),
         "PYTHONUNBUFFERED": "1",
     }
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "runvil", "mcp", "--http", "127.0.0.1:0",
+        sys.executable, str(LAUNCHER), "mcp", "--http", "127.0.0.1:0",
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE, env=env, cwd=str(REPO),
     )

@@ -9,9 +9,19 @@ from typing import Any
 
 import pytest
 
-from runvil import Host, RunErrorKind, ToolError, ToolErrorKind
-from runvil.envelope import envelope, unwrap
-from runvil.host import Approval, ApprovalRequest, ToolResult, refusal_message, tool_call_failure
+from runvil import (
+    Approval,
+    ApprovalRequest,
+    Host,
+    RunErrorKind,
+    ToolError,
+    ToolErrorKind,
+    ToolResult,
+    envelope,
+    refusal_message,
+    tool_call_failure,
+    unwrap,
+)
 from tests.test_host_fakes import FETCH_SCHEMA, SEARCH_DESCRIPTION, SEARCH_SCHEMA, Fakes, fakes
 
 __all__ = ["fakes"]

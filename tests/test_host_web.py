@@ -18,9 +18,16 @@ import pytest
 from aiohttp import web
 from lupa import lua54
 
-from runvil import Host, RunErrorKind, ToolError, ToolErrorKind
-from runvil.envelope import envelope
-from runvil.host import Approval, ApprovalRequest, tool_call_failure
+from runvil import (
+    Approval,
+    ApprovalRequest,
+    Host,
+    RunErrorKind,
+    ToolError,
+    ToolErrorKind,
+    envelope,
+    tool_call_failure,
+)
 from runvil.web import ProviderError, SearchRequest, SearchResult
 from runvil.web.fetch.policy import FetchPolicy
 from tests.fixtures.internet import FakeInternet

@@ -13,10 +13,10 @@ from aiohttp import web
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from runvil.config import Config, SearchSettings
-from runvil.envelope import unwrap
-from runvil.host import Host
-from runvil.mcp_server import INVALID_PARAMS, WebToolServer, build_host
+from runvil import Host, unwrap
+from runvil._faces.config import Config, SearchSettings
+from runvil._faces.mcp import INVALID_PARAMS, WebToolServer
+from runvil._faces.wiring import MCP_FORMS, wire
 from runvil.web.fetch.policy import FetchPolicy
 from runvil.web.search.provider import SearchRequest, SearchResult
 from tests.faces_helpers import hello_text, site_app
@@ -195,6 +195,11 @@ async def test_an_unknown_tool_is_a_protocol_error(site: FakeInternet) -> None:
 def config(**kw: Any) -> Config:
     kw.setdefault("search", SearchSettings("none"))
     return Config(**kw)
+
+
+def build_host(config: Config, **kw: Any) -> Host:
+    """The Host ``runvil mcp`` serves for ``config`` (``provider`` replaces the configured one)."""
+    return wire(config, **kw).host(MCP_FORMS)
 
 
 async def test_approval_deny_refuses_every_call_with_a_readable_message(

@@ -19,8 +19,10 @@ class ToolErrorKind(StrEnum):
     Other = "Other"
 
 
-class ToolError(Exception):
-    """A hard tool failure: the call fails with ``kind`` and the exact ``message``."""
+class KindedError(Exception):
+    """An error with a :class:`ToolErrorKind` and an exact message: ``str(err)`` is the message,
+    ``repr(err)`` reads ``ToolError(Transport, '...')``. The shape :class:`ToolError` and the
+    search providers' ``ProviderError`` share."""
 
     def __init__(self, kind: ToolErrorKind, message: str) -> None:
         super().__init__(message)
@@ -31,7 +33,11 @@ class ToolError(Exception):
         return self.message
 
     def __repr__(self) -> str:
-        return f"ToolError({self.kind.value}, {self.message!r})"
+        return f"{type(self).__name__}({self.kind.value}, {self.message!r})"
+
+
+class ToolError(KindedError):
+    """A hard tool failure: the call fails with ``kind`` and the exact ``message``."""
 
 
 class RunErrorKind(StrEnum):

@@ -333,7 +333,7 @@ def test_endpoints_from_config_errors(spec: str, message: str) -> None:
 
 
 def test_endpoints_from_the_real_configuration(tmp_path: Any) -> None:
-    from runvil.config import load_config
+    from runvil._faces.config import load_config
 
     env = {"OPENAI_API_KEY": "k2", "XDG_CONFIG_HOME": str(tmp_path)}
     config = load_config({"models": {"writer": "openai:gpt-4o-mini"}}, env=env, cwd=tmp_path)

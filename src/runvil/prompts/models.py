@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import aiohttp
 
 from runvil.prompts.lua import ModelFailure
+from runvil.prompts.modelspec import parse_model_spec
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -81,9 +82,12 @@ class ModelEndpoint:
 
 
 class _ProviderLike(Protocol):
-    api: str
-    base_url: str
-    api_key_env: str | None
+    @property
+    def api(self) -> str: ...
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def api_key_env(self) -> str | None: ...
 
 
 class _ConfigLike(Protocol):
@@ -99,34 +103,39 @@ def endpoint_from_spec(
     ``config`` (built-ins ``openai`` / ``anthropic``, or a ``[providers.NAME]`` table) and its key
     read from the provider's environment variable. Raises ``ValueError`` with a clear message."""
     environ = os.environ if env is None else env
-    name, sep, model = spec.partition(":")
-    if not sep or not name.strip() or not model.strip():
-        raise ValueError(f"model {spec!r} must be written PROVIDER:MODEL, as openai:gpt-4o-mini")
+    name, model = parse_model_spec(spec)
     try:
-        provider = config.model_provider(name.strip())
-    except Exception as err:  # runvil.config.ConfigError, or a caller's own lookup error
+        provider = config.model_provider(name)
+    except Exception as err:  # the configuration's own error, or a caller's own lookup error
         raise ValueError(str(err)) from None
     key = environ.get(provider.api_key_env) if provider.api_key_env else None
     if provider.api_key_env and not key:
         raise ValueError(
-            f"model provider {name.strip()} needs its key in the {provider.api_key_env} "
+            f"model provider {name} needs its key in the {provider.api_key_env} "
             "environment variable, which is not set"
         )
     if provider.api not in ("openai", "anthropic"):
-        raise ValueError(f"model provider {name.strip()} has unknown api {provider.api!r}")
+        raise ValueError(f"model provider {name} has unknown api {provider.api!r}")
     api: Api = "openai" if provider.api == "openai" else "anthropic"
-    return ModelEndpoint(api=api, base_url=provider.base_url, model=model.strip(), api_key=key)
+    return ModelEndpoint(api=api, base_url=provider.base_url, model=model, api_key=key)
 
 
 def endpoints_from_config(
-    config: _ConfigLike, env: Mapping[str, str] | None = None
+    config: _ConfigLike,
+    env: Mapping[str, str] | None = None,
+    *,
+    roles: Iterable[str] | None = None,
 ) -> dict[str, ModelEndpoint]:
-    """Every role in ``config.models`` (role -> ``PROVIDER:MODEL``, from flags, ``runvil.toml``
-    or the environment) as a :class:`ModelEndpoint` for :func:`run_prompt`."""
+    """The roles in ``config.models`` (role -> ``PROVIDER:MODEL``, from flags, ``runvil.toml``
+    or the environment) as :class:`ModelEndpoint` objects for :func:`run_prompt`: every role, or
+    only those among ``roles`` that are configured (a prompt's roles: a role it does not name is
+    never resolved, so a stale setting for another prompt cannot stop this run). This is the one
+    place configuration becomes model endpoints; ``runvil run`` uses it too."""
+    wanted = config.models if roles is None else [r for r in roles if r in config.models]
     endpoints: dict[str, ModelEndpoint] = {}
-    for role, spec in config.models.items():
+    for role in wanted:
         try:
-            endpoints[role] = endpoint_from_spec(spec, config, env)
+            endpoints[role] = endpoint_from_spec(config.models[role], config, env)
         except ValueError as err:
             raise ValueError(f"model role {role}: {err}") from None
     return endpoints

@@ -26,8 +26,8 @@ from typing import Any, TypeVar
 
 import aiohttp
 
+from runvil._host import Host, OfferError, Run, Toolbox, ToolObject, requirements_notice
 from runvil.errors import RunError, RunErrorKind, ToolError
-from runvil.host import Host, OfferError, Run, Toolbox, requirements_notice
 from runvil.prompts.document import Prompt
 from runvil.prompts.limits import Limits
 from runvil.prompts.loop import tool_loop
@@ -39,7 +39,6 @@ from runvil.prompts.lua import (
     limit_text,
 )
 from runvil.prompts.models import ChatClient, ModelEndpoint
-from runvil.tools import ToolObject
 
 __all__ = ["run_prompt"]
 

@@ -6,27 +6,33 @@ message on stderr, 130 on Ctrl-C). A person at a terminal gets the same words, r
 as markdown, search results as a list, and a spinner on stderr while the network works. Nothing
 is ever printed as a traceback; ``RUNVIL_DEBUG=1`` shows one for an unexpected internal error.
 
-The reference is ``docs/cli.md``; the messages are catalogued in ``docs/errors.md``.
+Every command reads its configuration and hands it to :func:`~runvil._faces.wiring.wire`, the
+one path from configuration to tools and Hosts. The reference is ``docs/cli.md``; the messages
+are catalogued in ``docs/errors.md``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
 import re
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from runvil.config import Config, ConfigError, load_config
+from runvil._faces.config import SETTINGS, ConfigError, load_config
+from runvil._faces.terminal import terminal_safe
+from runvil._faces.wiring import Wiring, wire
 from runvil.errors import RunError, ToolError
-from runvil.terminal import terminal_safe
+
+if TYPE_CHECKING:
+    from runvil._host import Approver
+    from runvil.web import FetchPolicy, Network
 
 T = TypeVar("T")
 
@@ -82,36 +88,25 @@ def fetch_outcome(text: str) -> Outcome:
 # -- running one tool call --------------------------------------------------------------------
 
 
-async def run_fetch(args: Mapping[str, Any]) -> Outcome:
+async def run_fetch(args: Mapping[str, Any], wiring: Wiring) -> Outcome:
     """Run one ``web/fetch`` call with the configured network and policy."""
-    from runvil.assemble import network_and_policy
-    from runvil.web import WebFetch
-
-    network, policy = network_and_policy()
     try:
-        async with WebFetch(policy=policy, network=network) as tool:
+        async with wiring.fetch_tool() as tool:
             text: str = await tool.call(dict(args))
     except ToolError as err:
         return Outcome(False, str(err), err.kind.value)
     return fetch_outcome(text)
 
 
-async def run_search(args: Mapping[str, Any], config: Config) -> Outcome:
+async def run_search(args: Mapping[str, Any], wiring: Wiring) -> Outcome:
     """Run one ``web/search`` call through the configured search provider."""
-    from runvil.assemble import network_and_policy, search_provider
-    from runvil.web import WebSearch
-
-    network, _policy = network_and_policy()
-    provider = search_provider(config.search, network)
-    if provider is None:
-        raise ConfigError("no search provider is configured (search.provider is none)")
-    search = WebSearch(provider)
+    search = wiring.search_tool()
     try:
         text: str = await search.call(dict(args))
     except ToolError as err:
         return Outcome(False, str(err), err.kind.value)
     finally:
-        close = getattr(search, "aclose", None) or getattr(provider, "aclose", None)
+        close = getattr(search, "aclose", None) or getattr(search.provider, "aclose", None)
         if close is not None:
             await close()
     return Outcome(True, text)
@@ -139,6 +134,8 @@ def _spinner(message: str) -> contextlib.AbstractContextManager[Any]:
 
 def _run(coro: Awaitable[T], spinner: str | None = None) -> T:
     """Run a coroutine to completion, turning Ctrl-C into exit 130."""
+    import asyncio
+
     try:
         with _spinner(spinner) if spinner else contextlib.nullcontext():
             return asyncio.run(_as_coroutine(coro))
@@ -263,9 +260,16 @@ def _failures() -> Iterator[None]:
         sys.exit(EXIT_HARD)
 
 
-def _config(ctx: click.Context, config_path: str | None, **flags: Any) -> Config:
-    path = config_path or (ctx.obj or {}).get("config_path")
-    return load_config(flags, config_path=Path(path) if path else None)
+def _wiring(
+    ctx: click.Context, config_path: str | None, ask: Approver | None = None, **flags: Any
+) -> Wiring:
+    """The command's configuration, wired: flags over ``runvil.toml`` over the environment,
+    the network and policy :func:`main` was given (the real ones for the console script), and
+    ``ask``, how this command asks a person about a call (approval mode ``ask``)."""
+    obj = ctx.find_root().obj or {}
+    path = config_path or obj.get("config_path")
+    config = load_config(flags, config_path=Path(path) if path else None)
+    return wire(config, network=obj.get("network"), policy=obj.get("policy"), ask=ask)
 
 
 # -- commands ---------------------------------------------------------------------------------
@@ -279,6 +283,18 @@ _provider_option = click.option(
     "--search-provider", default=None, metavar="NAME",
     help="Search provider: duckduckgo, brave, tavily, searxng, gateway or none.",
 )
+
+
+def _setting_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options of every SETTINGS row that declares one, for every command that reads the
+    configuration; their values reach :func:`load_config` as flags (``None``: not given)."""
+    for setting in reversed(SETTINGS):
+        if setting.option is not None and setting.flag is not None:
+            command = click.option(
+                setting.option, setting.flag, default=None, metavar=setting.metavar,
+                help=setting.help or f"Sets {setting.key} for this run.",
+            )(command)
+    return command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -300,7 +316,13 @@ def cli(ctx: click.Context, config_path: str | None) -> None:
 @click.option("--max-chars", type=int, default=None, help="Characters to return (1..40000).")
 @click.option("--raw", is_flag=True, default=False, help="Render the whole page, not the article.")
 @click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
-def fetch(url: str, max_chars: int | None, raw: bool, as_json: bool) -> None:
+@_setting_options
+@_config_option
+@click.pass_context
+def fetch(
+    ctx: click.Context, /, url: str, max_chars: int | None, raw: bool, as_json: bool,
+    config_path: str | None, **settings: Any,
+) -> None:
     """Fetch URL and print its main content (markdown for HTML pages)."""
     args: dict[str, Any] = {"url": url}
     if max_chars is not None:
@@ -308,7 +330,8 @@ def fetch(url: str, max_chars: int | None, raw: bool, as_json: bool) -> None:
     if raw:
         args["raw"] = True
     with _failures():
-        outcome = _run(run_fetch(args), spinner=f"Fetching {url}")
+        wiring = _wiring(ctx, config_path, **settings)
+        outcome = _run(run_fetch(args, wiring), spinner=f"Fetching {url}")
     _finish(outcome, as_json, _render_fetch_tty)
 
 
@@ -323,13 +346,14 @@ def fetch(url: str, max_chars: int | None, raw: bool, as_json: bool) -> None:
 @click.option("--exclude-site", multiple=True, metavar="DOMAIN", help="Drop DOMAIN (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
 @_provider_option
+@_setting_options
 @_config_option
 @click.pass_context
 def search(
-    ctx: click.Context, query: str, count: int | None, freshness: str | None,
+    ctx: click.Context, /, query: str, count: int | None, freshness: str | None,
     country: str | None, lang: str | None, safesearch: str | None, site: tuple[str, ...],
     exclude_site: tuple[str, ...], as_json: bool, search_provider: str | None,
-    config_path: str | None,
+    config_path: str | None, **settings: Any,
 ) -> None:
     """Search the web for QUERY and print the results."""
     args: dict[str, Any] = {"query": query}
@@ -344,24 +368,27 @@ def search(
     if exclude_site:
         args["exclude_domains"] = list(exclude_site)
     with _failures():
-        config = _config(ctx, config_path, search_provider=search_provider)
-        outcome = _run(run_search(args, config), spinner=f"Searching for {query!r}")
+        wiring = _wiring(ctx, config_path, search_provider=search_provider, **settings)
+        outcome = _run(run_search(args, wiring), spinner=f"Searching for {query!r}")
     _finish(outcome, as_json, _render_search_tty)
 
 
 @cli.command(name="config")
 @click.option("--json", "as_json", is_flag=True, help="Print the configuration as JSON.")
 @_provider_option
+@_setting_options
 @_config_option
 @click.pass_context
 def config_command(
-    ctx: click.Context, as_json: bool, search_provider: str | None, config_path: str | None
+    ctx: click.Context, /, as_json: bool, search_provider: str | None, config_path: str | None,
+    **settings: Any,
 ) -> None:
     """Show the effective configuration (secrets masked) and where each setting came from."""
-    from runvil.assemble import describe
+    from runvil._faces.config import describe
 
     with _failures():
-        data = describe(_config(ctx, config_path, search_provider=search_provider))
+        wiring = _wiring(ctx, config_path, search_provider=search_provider, **settings)
+        data = describe(wiring.config)
     if as_json:
         _write(json.dumps(data, indent=2, ensure_ascii=False))
         return
@@ -384,6 +411,11 @@ def _config_text(data: Mapping[str, Any]) -> str:
     lines.append("[search]")
     for key, value in data["search"].items():
         line(key, value, f"search.{key}")
+    if data.get("fetch"):
+        lines.append("")
+        lines.append("[fetch]")
+        for key, value in data["fetch"].items():
+            line(key, value, f"fetch.{key}")
     lines.append("")
     lines.append("[models]")
     for role, spec in data["models"].items():
@@ -394,6 +426,12 @@ def _config_text(data: Mapping[str, Any]) -> str:
         for key, value in entry.items():
             if value is not None:
                 lines.append(f"{key} = {json.dumps(value)}")
+    for name, table in data.get("packs", {}).items():
+        lines.append("")
+        lines.append(f"[packs.{name}]  # file:{data['file']}")
+        entries = table.items() if isinstance(table, Mapping) else [("# value", table)]
+        for key, value in entries:
+            lines.append(f"{key} = {json.dumps(value, ensure_ascii=False, default=str)}")
     return "\n".join(lines)
 
 
@@ -405,14 +443,15 @@ def _config_text(data: Mapping[str, Any]) -> str:
 @click.option("--approval", default=None, metavar="auto|ask|deny",
               help="How web tool calls are approved.")
 @_provider_option
+@_setting_options
 @_config_option
 @click.pass_context
 def run(
-    ctx: click.Context, file: str, models: tuple[str, ...], no_web: bool, approval: str | None,
-    search_provider: str | None, config_path: str | None,
+    ctx: click.Context, /, file: str, models: tuple[str, ...], no_web: bool, approval: str | None,
+    search_provider: str | None, config_path: str | None, **settings: Any,
 ) -> None:
     """Run a prompt file and print its result."""
-    from runvil.runner import run_prompt_file
+    from runvil._faces.run import run_prompt_file, terminal_approver
 
     with _failures():
         roles: dict[str, str] = {}
@@ -421,12 +460,12 @@ def run(
             if not sep or not role.strip():
                 raise ConfigError(f"--model must read ROLE=PROVIDER:MODEL, not {item!r}")
             roles[role.strip()] = spec
-        config = _config(
-            ctx, config_path, search_provider=search_provider, approval=approval,
-            web=False if no_web else None, models=roles,
+        wiring = _wiring(
+            ctx, config_path, terminal_approver(), search_provider=search_provider,
+            approval=approval, web=False if no_web else None, models=roles, **settings,
         )
         try:
-            result = _run(run_prompt_file(Path(file), config))
+            result = _run(run_prompt_file(Path(file), wiring))
         except RunError as err:
             _error(str(err))
             sys.exit(EXIT_HARD)
@@ -441,19 +480,23 @@ def run(
 @click.option("--no-web", is_flag=True, default=False, help="Serve without the web tools.")
 @click.option("--approval", default=None, metavar="auto|deny", help="auto (default) or deny.")
 @_provider_option
+@_setting_options
 @_config_option
 @click.pass_context
 def mcp(
-    ctx: click.Context, http: str | None, envelope: bool | None, no_web: bool,
+    ctx: click.Context, /, http: str | None, envelope: bool | None, no_web: bool,
     approval: str | None, search_provider: str | None, config_path: str | None,
+    **settings: Any,
 ) -> None:
     """Serve web_fetch and web_search to MCP clients (stdio by default)."""
-    from runvil.mcp_server import serve
+    import asyncio
+
+    from runvil._faces.mcp import serve
 
     with _failures():
-        config = _config(
+        wiring = _wiring(
             ctx, config_path, search_provider=search_provider, envelope=envelope,
-            approval=approval, web=False if no_web else None,
+            approval=approval, web=False if no_web else None, **settings,
         )
         bind: tuple[str, int] | None = None
         if http is not None:
@@ -462,11 +505,22 @@ def mcp(
                 raise ConfigError(f"--http must read HOST:PORT, not {http!r}")
             bind = (host.strip("[]"), int(port))
         try:
-            asyncio.run(serve(config, http=bind))
+            asyncio.run(serve(wiring, http=bind))
         except KeyboardInterrupt:
             sys.exit(EXIT_INTERRUPTED)
 
 
-def main() -> None:
-    """Console entry point (``runvil``)."""
-    cli(prog_name="runvil")
+def main(
+    args: Sequence[str] | None = None,
+    *,
+    network: Network | None = None,
+    policy: FetchPolicy | None = None,
+) -> None:
+    """Console entry point (``runvil``).
+
+    ``args`` defaults to ``sys.argv[1:]``. ``network`` and ``policy`` are for a Python program
+    that runs the command line in its own process against its own network seam or a stricter
+    policy (the test suite's launcher does); the console script passes neither, and no flag,
+    file or environment variable can set them.
+    """
+    cli(args=args, prog_name="runvil", obj={"network": network, "policy": policy})

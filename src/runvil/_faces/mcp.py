@@ -26,27 +26,22 @@ import ipaddress
 import socket
 import sys
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from runvil import __version__
-from runvil.config import Config, ConfigError
+from runvil._faces.config import ConfigError
+from runvil._faces.wiring import MCP_FORMS, Wiring
+from runvil._host import Host, Run, ToolObject
 from runvil.errors import ToolError
-from runvil.host import Host, Run
-from runvil.tools import ToolObject
 
-if TYPE_CHECKING:
-    from runvil.web.fetch.network import Network
-    from runvil.web.fetch.policy import FetchPolicy
-
-__all__ = ["INVALID_PARAMS", "WebToolServer", "build_host", "serve"]
+__all__ = ["INVALID_PARAMS", "WebToolServer", "serve"]
 
 INVALID_PARAMS = -32602
 _MAX_SESSIONS = 10_000
-_FROM_CONFIG: Any = object()
 #: Closing tasks of evicted session runs, kept referenced until they finish.
 _background: set[asyncio.Future[None]] = set()
 
@@ -65,7 +60,7 @@ def instructions(use_envelope: bool) -> str:
 
 
 class WebToolServer:
-    """The low-level MCP server over a :class:`~runvil.Host`'s web tools.
+    """The low-level MCP server over a :class:`~runvil.Host`'s tools.
 
     Each MCP session is one Host run (its own nonce; closing the server ends every run and
     cancels its calls). ``use_envelope`` False serves the bare tool text (``--no-envelope``).
@@ -214,46 +209,16 @@ def _error_result(message: str) -> types.CallToolResult:
     )
 
 
-def build_host(
-    config: Config,
-    *,
-    network: Network | None = None,
-    policy: FetchPolicy | None = None,
-    provider: Any = _FROM_CONFIG,
-) -> Host:
-    """The Host a face runs with: the runvil/web Pack (unless ``web`` is off), the configured
-    search provider (or ``provider``, for an embedding application or a test), and an approver
-    for ``approval = "deny"``."""
-    from runvil.assemble import search_provider
-    from runvil.host import Approval, ApprovalRequest
-
-    def deny(request: ApprovalRequest) -> Approval:
-        return Approval.REFUSE
-
-    plugins: tuple[str, ...] = ("runvil/web",) if config.web else ()
-    if provider is _FROM_CONFIG:
-        provider = search_provider(config.search, network) if config.web else None
-    return Host(
-        plugins=plugins,
-        search_provider=provider,
-        network=network,
-        approve=deny if config.approval == "deny" else None,
-        fetch_policy=policy,
-    )
-
-
-async def serve(config: Config, *, http: tuple[str, int] | None = None) -> None:
-    """``runvil mcp``: serve the configured tools over stdio or streamable HTTP."""
-    from runvil.assemble import network_and_policy
-
-    network, policy = network_and_policy()
+async def serve(wiring: Wiring, *, http: tuple[str, int] | None = None) -> None:
+    """``runvil mcp``: serve the configured web tools over stdio or streamable HTTP."""
+    config = wiring.config
     if config.approval == "ask":
         print(
             "runvil mcp: approval mode 'ask' does not apply to MCP (the client asks its user); "
             "serving with 'auto'",
             file=sys.stderr, flush=True,
         )
-    async with build_host(config, network=network, policy=policy) as host:
+    async with wiring.host(MCP_FORMS) as host:
         pack = host.packs.get("web")
         if pack is not None and pack.reason is not None:
             print(f"runvil mcp: the web Pack is unavailable: {pack.reason}; serving no tools",

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from runvil.config import Config, ConfigError, SearchSettings
 from runvil.test_seam import seam_from_env
-from runvil.web.fetch.network import Network
+from runvil.web import Network
 from runvil.web.fetch.policy import FetchPolicy
 
 if TYPE_CHECKING:

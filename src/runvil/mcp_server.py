@@ -39,7 +39,7 @@ from runvil.host import Host, Run
 from runvil.tools import ToolObject
 
 if TYPE_CHECKING:
-    from runvil.web.fetch.network import Network
+    from runvil.web import Network
     from runvil.web.fetch.policy import FetchPolicy
 
 __all__ = ["INVALID_PARAMS", "WebToolServer", "build_host", "serve"]

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from runvil.web.fetch.network import DnsError, Network
+from runvil.web import DnsError, Network
 
 ENV_VAR = "RUNVIL_TEST_NETWORK"
 

@@ -1,6 +1,6 @@
 """The web tools: ``web/fetch`` and ``web/search``, and the network seam they share."""
 
-from runvil.web.fetch.network import DnsError, Network
+from runvil._net import DnsError, Network
 from runvil.web.fetch.policy import FetchPolicy
 from runvil.web.fetch.tool import WebFetch
 from runvil.web.search import (

@@ -11,9 +11,10 @@ from aiohttp import web
 from yarl import URL
 
 from runvil import ToolError, ToolErrorKind
+from runvil._net import DialPermit, DialRefused, Network, identity_route, permitted
+from runvil._net.connector import _checked_socket
 from runvil.web import DnsError, FetchPolicy, WebFetch
-from runvil.web.fetch.connector import _checked_socket, open_session, permitted
-from runvil.web.fetch.network import DialPermit, DialRefused, Network, identity_route
+from runvil.web.fetch.http import open_fetch_session as open_session
 from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import RawSiteFactory, SiteFactory, expect_page, head
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from runvil.web.fetch.network import Network
+from runvil._net import Network
 from runvil.web.search.provider import SearchProvider
 from runvil.web.search.providers import (
     BraveProvider,

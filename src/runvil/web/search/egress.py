@@ -40,9 +40,8 @@ import aiohttp
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
+from runvil._net import DnsError, Network, allowed_addresses
 from runvil.errors import ToolErrorKind
-from runvil.web.fetch.addresses import allowed_addresses
-from runvil.web.fetch.network import DnsError, Network
 from runvil.web.search.provider import ProviderError, parse_endpoint
 
 log = logging.getLogger("runvil.web.search")

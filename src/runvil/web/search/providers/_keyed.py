@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from runvil.web.fetch.network import Network
+from runvil._net import Network
 from runvil.web.search.egress import DEFAULT_TIMEOUT, Egress, EgressResponse
 from runvil.web.search.provider import ProviderError, SearchRequest, SearchResult
 from runvil.web.search.providers._common import (

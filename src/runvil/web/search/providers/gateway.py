@@ -12,8 +12,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from runvil._net import Network
 from runvil.errors import ToolErrorKind
-from runvil.web.fetch.network import Network
 from runvil.web.search.egress import Egress
 from runvil.web.search.provider import ProviderError, SearchRequest, SearchResult
 from runvil.web.search.providers._common import (

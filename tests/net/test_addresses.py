@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from runvil.web.fetch.addresses import BLOCKED_RANGES, allowed_addresses, blocked_range
+from runvil._net.addresses import BLOCKED_RANGES, allowed_addresses, blocked_range
 
 DESIGN_TABLE = [
     "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",

@@ -1,4 +1,4 @@
-"""The blocked address table: which resolved addresses a fetch may never dial.
+"""The blocked address table: which resolved addresses the public-web rule never dials.
 
 A URL's host name says nothing about where it leads, so the address check runs on what the
 resolver answered, on every hop, right before connecting. The table is DESIGN.md's: every range
@@ -16,9 +16,11 @@ import ipaddress
 import logging
 from collections.abc import Sequence
 
-__all__ = ["BLOCKED_RANGES", "allowed_addresses", "blocked_range"]
+__all__ = ["BLOCKED_RANGES", "INVALID", "allowed_addresses", "blocked_range", "is_ip_address"]
 
-logger = logging.getLogger("runvil.web.fetch")
+#: Where a dropped answer is logged unless the caller names its own logger: the fetch's, as
+#: DESIGN.md documents the line (``host {host} resolved to blocked address ...``).
+FETCH_LOGGER = logging.getLogger("runvil.web.fetch")
 
 #: DESIGN.md's table, in its order: 16 IPv4 rows, then the IPv6 rows.
 BLOCKED_RANGES: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = tuple(
@@ -86,11 +88,22 @@ def blocked_range(ip: str) -> str | None:
     return None
 
 
-def allowed_addresses(host: str, answers: Sequence[str]) -> list[str]:
+def is_ip_address(text: str) -> bool:
+    """Whether ``text`` is an IP address (v4 dotted quad or v6, no zone, no brackets)."""
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def allowed_addresses(
+    host: str, answers: Sequence[str], logger: logging.Logger = FETCH_LOGGER
+) -> list[str]:
     """The answers for ``host`` that may be dialled, in answer order.
 
-    Each dropped answer is logged at DEBUG on ``runvil.web.fetch`` with the range that blocked
-    it; the model-facing message names only the host, so this log is where the detail lives.
+    Each dropped answer is logged at DEBUG on ``logger`` with the range that blocked it; the
+    model-facing message names only the host, so this log is where the detail lives.
     """
     allowed: list[str] = []
     for answer in answers:

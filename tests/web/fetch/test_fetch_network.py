@@ -72,6 +72,29 @@ async def test_empty_or_blocked_answers_fail_hard(
     assert internet.dials == []
 
 
+@pytest.mark.parametrize(
+    ("answer", "cidr"), [("::ffff:0:7f00:1", "127.0.0.0/8"), ("::ffff:0:a00:1", "10.0.0.0/8")]
+)
+async def test_an_ipv4_translated_internal_answer_fails_hard(
+    fetch: WebFetch,
+    internet: FakeInternet,
+    caplog: pytest.LogCaptureFixture,
+    answer: str,
+    cidr: str,
+) -> None:
+    internet.dns["siit.example"] = [answer]
+    with caplog.at_level(logging.DEBUG, logger="runvil.web.fetch"):
+        err = await hard(fetch, "https://siit.example/")
+    assert (err.kind, str(err)) == (
+        ToolErrorKind.InvalidArguments,
+        "host siit.example has no allowed address",
+    )
+    assert f"host siit.example resolved to blocked address {answer} in range {cidr}" in (
+        caplog.messages
+    )
+    assert internet.dials == []
+
+
 async def test_localhost_resolving_to_loopback_is_refused(
     fetch: WebFetch, internet: FakeInternet
 ) -> None:

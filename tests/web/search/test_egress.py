@@ -413,6 +413,18 @@ async def test_an_ipv6_answer(internet: FakeInternet, serve: Serve) -> None:
     assert served.headers[0]["Host"] == HOST
 
 
+@pytest.mark.parametrize("answer", ["::ffff:0:7f00:1", "::ffff:0:a00:1"])
+async def test_an_ipv4_translated_internal_answer_is_blocked(
+    internet: FakeInternet, answer: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    internet.dns[HOST] = [answer]
+    with caplog.at_level(logging.WARNING, "runvil.web.search"), pytest.raises(ProviderError) as e:
+        await egress(internet).send("GET", URL)
+    assert (e.value.kind, e.value.message) == (ToolErrorKind.Transport, "request failed")
+    assert internet.dials == []
+    assert f"search endpoint {HOST} has no allowed address (answers: {answer})" in caplog.text
+
+
 async def test_an_ipv4_mapped_loopback_answer_is_blocked(internet: FakeInternet) -> None:
     internet.dns[HOST] = ["::ffff:127.0.0.1", "64:ff9b::a9fe:a9fe"]
     with pytest.raises(ProviderError):

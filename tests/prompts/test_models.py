@@ -518,3 +518,76 @@ async def _stop_plain_servers() -> AsyncIterator[None]:
     yield
     while _plain_runners:
         await _plain_runners.pop().cleanup()
+
+
+# --- secrets in what an endpoint echoes --------------------------------------------------------
+
+LONG_KEY = "sk-model-key-0123456789abcdef"
+
+
+def user_text(body: dict[str, Any], api: str) -> str:
+    content = body["messages"][-1]["content"]
+    return str(content if api == "openai" else content[0]["text"])
+
+
+def sent_key(request: web.Request, api: str) -> str:
+    if api == "openai":
+        return request.headers["Authorization"].removeprefix("Bearer ")
+    return request.headers["x-api-key"]
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_no_cut_leaves_a_prefix_of_the_key(api: str) -> None:
+    # The endpoint echoes the conversation, then the key it was sent; the length of the
+    # conversation decides where the 300-character quote is cut.
+    async def echo(request: web.Request) -> web.Response:
+        body = await request.json()
+        return web.Response(
+            status=400, text=f"{user_text(body, api)} key={sent_key(request, api)} " + "y" * 400
+        )
+
+    served = await plain_server(echo)
+    base = f"{served}/v1" if api == "openai" else served
+    endpoint = ModelEndpoint(api=api, base_url=base, model="m", api_key=LONG_KEY)  # type: ignore[arg-type]
+    async with ModelTransport() as transport:
+        client = ChatClient(endpoint, transport, role="writer")
+        for kept in range(1, len(LONG_KEY)):
+            said = "x" * (300 - len(" key=") - kept)
+            with pytest.raises(ModelFailure) as caught:
+                await client.complete([{"role": "user", "content": said}], [])
+            quoted = caught.value.message.split(" answered HTTP 400: ", 1)[1]
+            assert quoted == (f"{said} key=[redacted] " + "y" * 400)[:300] + "...", kept
+            assert LONG_KEY[:4] not in caught.value.message
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_a_trailing_partial_key_is_redacted(api: str) -> None:
+    async def shortened(request: web.Request) -> web.Response:
+        return web.Response(status=401, text=f"invalid key {sent_key(request, api)[:6]}")
+
+    served = await plain_server(shortened)
+    base = f"{served}/v1" if api == "openai" else served
+    endpoint = ModelEndpoint(api=api, base_url=base, model="m", api_key=LONG_KEY)  # type: ignore[arg-type]
+    async with ModelTransport() as transport:
+        with pytest.raises(ModelFailure) as caught:
+            await ChatClient(endpoint, transport, role="writer").complete(RECORDS[1:2], [])
+    assert caught.value.message == (
+        f"model writer: {endpoint.url} answered HTTP 401: invalid key [redacted]"
+    )
+
+
+async def test_a_key_in_the_endpoint_url_is_redacted_from_messages() -> None:
+    # Some gateways take the key in the URL; it must not reach a message through the URL either.
+    async def failing(request: web.Request) -> web.Response:
+        return web.Response(status=500, text="down")
+
+    served = await plain_server(failing)
+    endpoint = ModelEndpoint(
+        api="openai", base_url=f"{served}/{LONG_KEY}/v1", model="m", api_key=LONG_KEY
+    )
+    async with ModelTransport() as transport:
+        with pytest.raises(ModelFailure) as caught:
+            await ChatClient(endpoint, transport, role="writer").complete(RECORDS[1:2], [])
+    assert caught.value.message == (
+        f"model writer: {served}/[redacted]/v1/chat/completions answered HTTP 500: down"
+    )

@@ -15,6 +15,7 @@ Modules, one job each:
   :func:`send`; the only module that touches aiohttp's private API.
 * :mod:`.decoding` - bounded streaming decoders for content codings.
 * :mod:`.body` - reading a body under a cap on its decoded size.
+* :mod:`.secrets` - keeping the credentials a request carried out of how its answer is quoted.
 
 Private by name: only ``runvil.web`` (its tools and providers) and ``runvil.prompts.models``
 import it. Everyone else uses the public re-exports (``runvil.web.Network``,

@@ -10,7 +10,8 @@ timeout, one cancellation story and one error vocabulary for both. A :class:`Mod
 holds one run's keep-alive pool; each client may reach only its own configured endpoint (the
 operator-endpoints admission rule: any address the configured name resolves to, no redirects,
 no proxy, no cookies), and a reply is bounded after decompression (:data:`MAX_REPLY_BYTES`).
-Keys never appear in a message, a log line or a ``repr``.
+Keys never appear in a message, a log line or a ``repr``: anything an endpoint echoes back is
+quoted with the key redacted before the quote is cut.
 
 The host keeps conversations in one neutral record shape (the records a prompt sees in its
 ``messages`` list) and translates at the edge::
@@ -47,6 +48,7 @@ from runvil._net import (
 from runvil._net.body import BodyTooLarge, read_bounded
 from runvil._net.connector import open_session, send
 from runvil._net.decoding import ACCEPT_ENCODING, BodyDecodeError, UnsupportedEncoding
+from runvil._net.secrets import Secrets
 from runvil.prompts.lua import ModelFailure
 
 __all__ = [
@@ -254,9 +256,11 @@ class ChatClient:
         host, port = self._url.raw_host or "", self._url.port or 0
         self._host, self._port = host, port
         self._rule = operator_endpoints([(host, port)], logger=log)
+        self._secrets = Secrets([endpoint.api_key])
 
     def _fail(self, problem: str) -> ModelFailure:
-        return ModelFailure(f"model {self._role}: {problem}")
+        # The whole text is redacted: the URL (an operator may have put a key in it) as well.
+        return ModelFailure(f"model {self._role}: {self._secrets.redact(problem)}")
 
     async def complete(
         self,
@@ -302,7 +306,7 @@ class ChatClient:
             raise self._fail(f"cannot reach {ep.url} ({type(err).__name__})") from None
         text = raw.decode("utf-8", "replace")
         if not 200 <= status < 300:
-            raise self._fail(f"{ep.url} answered HTTP {status}: {_quote(text)}")
+            raise self._fail(f"{ep.url} answered HTTP {status}: {_quote(text, self._secrets)}")
         try:
             return json.loads(text)
         except ValueError:
@@ -339,11 +343,13 @@ class ChatClient:
             response.close()  # no-op after a release
 
 
-def _quote(text: str) -> str:
-    text = text.strip()
+def _quote(text: str, secrets: Secrets) -> str:
+    """An error answer as quoted: the key redacted, then the first 300 characters, then a
+    cut-off tail of the key redacted, then control characters escaped."""
+    text = secrets.redact(text.strip())
     if not text:
         return "(empty body)"
-    cut = text[:_BODY_QUOTE] + ("..." if len(text) > _BODY_QUOTE else "")
+    cut = secrets.redact_tail(text[:_BODY_QUOTE]) + ("..." if len(text) > _BODY_QUOTE else "")
     return "".join(c if c.isprintable() else f"\\u{{{ord(c):04x}}}" for c in cut)
 
 

@@ -137,16 +137,15 @@ async def approve(network: Network, rule: AddressRule, host: str, port: int) -> 
     a resolver reports its own timeouts as ``DnsError`` (the system resolver does), and each
     caller's deadline bounds one that never answers.
     """
-    if _is_ip_literal(host):
+    # Cheap first: a name (what a fetch always has) neither holds a colon nor ends in a digit.
+    if (":" in host or host[-1:] in _DIGITS) and is_ip_address(host):
         answers: Sequence[str] = (host,)
     else:
         answers = await network.resolve(host)
     allowed = rule.allowed(host, answers)
     if not allowed:
         raise NoAllowedAddress(host, answers)
-    return DialPermit(host=host, port=port, addresses=allowed, route=network.route)
+    return DialPermit(host, port, allowed, network.route)
 
 
-def _is_ip_literal(host: str) -> bool:
-    # Cheap first: a name (what a fetch always has) neither holds a colon nor ends in a digit.
-    return (":" in host or host[-1:].isdigit()) and is_ip_address(host)
+_DIGITS = frozenset("0123456789")

@@ -6,7 +6,9 @@ that will be refused costs no body download. Only an accepted head starts the bo
 counts *decoded* bytes as they stream in, so a small compressed body cannot inflate past the cap.
 
 A hop that is not followed any further always leaves its connection closed; only a body read to
-its end returns the connection to the pool.
+its end returns the connection to the pool. The connection itself is the shared guarded egress's
+(:mod:`runvil._net.connector`, under the hop's permit); :func:`open_fetch_session` gives it the
+fetch's own headers and connect timeout.
 """
 
 from __future__ import annotations

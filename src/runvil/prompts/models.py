@@ -209,7 +209,7 @@ class ModelTransport:
             self._session = open_session(
                 self.network.ssl_context,
                 headers={
-                    hdrs.ACCEPT: "application/json",
+                    hdrs.ACCEPT: "*/*",  # what these requests always sent
                     hdrs.ACCEPT_ENCODING: ACCEPT_ENCODING,
                     hdrs.USER_AGENT: USER_AGENT,
                 },

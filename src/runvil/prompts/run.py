@@ -24,8 +24,6 @@ import time
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, TypeVar
 
-import aiohttp
-
 from runvil._host import Host, OfferError, Run, Toolbox, ToolObject, requirements_notice
 from runvil.errors import RunError, RunErrorKind, ToolError
 from runvil.prompts.document import Prompt
@@ -38,7 +36,7 @@ from runvil.prompts.lua import (
     ToolFailure,
     limit_text,
 )
-from runvil.prompts.models import ChatClient, ModelEndpoint
+from runvil.prompts.models import ChatClient, ModelEndpoint, ModelTransport
 
 __all__ = ["run_prompt"]
 
@@ -83,7 +81,7 @@ async def run_prompt(
             requirements_notice(f"no model endpoint for role: {role}" for role in missing),
         )
     loop = asyncio.get_running_loop()
-    async with host.run(nonce=nonce) as run, aiohttp.ClientSession(trust_env=False) as http:
+    async with host.run(nonce=nonce) as run, ModelTransport() as http:
         session = _Session(prompt, run, aliases, endpoints, limits, loop, http, on_print)
         done = _start_thread(loop, session.work)
         try:
@@ -156,7 +154,7 @@ class _Session:
         endpoints: dict[str, ModelEndpoint],
         limits: Limits,
         loop: asyncio.AbstractEventLoop,
-        http: aiohttp.ClientSession,
+        http: ModelTransport,
         on_print: Callable[[str], None] | None,
     ) -> None:
         self._prompt = prompt

@@ -10,8 +10,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from runvil.web.fetch.network import DnsError as DnsError
-    from runvil.web.fetch.network import Network as Network
+    from runvil._net import DnsError as DnsError
+    from runvil._net import Network as Network
     from runvil.web.fetch.policy import FetchPolicy as FetchPolicy
     from runvil.web.fetch.tool import WebFetch as WebFetch
     from runvil.web.pack import WebPack as WebPack
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 #: Each public name and the module it lives in.
 _EXPORTS: dict[str, str] = {
-    **dict.fromkeys(("DnsError", "Network"), "runvil.web.fetch.network"),
+    **dict.fromkeys(("DnsError", "Network"), "runvil._net"),
     "FetchPolicy": "runvil.web.fetch.policy",
     "WebFetch": "runvil.web.fetch.tool",
     **dict.fromkeys(("WebPack", "web_pack"), "runvil.web.pack"),

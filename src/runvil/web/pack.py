@@ -26,7 +26,7 @@ from runvil._pack import PackContext, Requirement
 from runvil.tools import ToolImplementation
 
 if TYPE_CHECKING:
-    from runvil.web.fetch.network import Network
+    from runvil._net import Network
     from runvil.web.fetch.policy import FetchPolicy
     from runvil.web.search.provider import SearchProvider
 

@@ -11,9 +11,10 @@ from aiohttp import web
 from yarl import URL
 
 from runvil import ToolError, ToolErrorKind
+from runvil._net import DialPermit, DialRefused, Network, identity_route, permitted
+from runvil._net.connector import _checked_socket
 from runvil.web import DnsError, FetchPolicy, WebFetch
-from runvil.web.fetch.connector import _checked_socket, open_session, permitted
-from runvil.web.fetch.network import DialPermit, DialRefused, Network, identity_route
+from runvil.web.fetch.http import open_fetch_session as open_session
 from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import RawSiteFactory, SiteFactory, expect_page, head
 
@@ -68,6 +69,29 @@ async def test_empty_or_blocked_answers_fail_hard(
     internet.dns["localhost.example"] = answers
     err = await hard(fetch, "https://localhost.example/")
     assert str(err) == "host localhost.example has no allowed address"
+    assert internet.dials == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "cidr"), [("::ffff:0:7f00:1", "127.0.0.0/8"), ("::ffff:0:a00:1", "10.0.0.0/8")]
+)
+async def test_an_ipv4_translated_internal_answer_fails_hard(
+    fetch: WebFetch,
+    internet: FakeInternet,
+    caplog: pytest.LogCaptureFixture,
+    answer: str,
+    cidr: str,
+) -> None:
+    internet.dns["siit.example"] = [answer]
+    with caplog.at_level(logging.DEBUG, logger="runvil.web.fetch"):
+        err = await hard(fetch, "https://siit.example/")
+    assert (err.kind, str(err)) == (
+        ToolErrorKind.InvalidArguments,
+        "host siit.example has no allowed address",
+    )
+    assert f"host siit.example resolved to blocked address {answer} in range {cidr}" in (
+        caplog.messages
+    )
     assert internet.dials == []
 
 

@@ -6,39 +6,48 @@ that will be refused costs no body download. Only an accepted head starts the bo
 counts *decoded* bytes as they stream in, so a small compressed body cannot inflate past the cap.
 
 A hop that is not followed any further always leaves its connection closed; only a body read to
-its end returns the connection to the pool.
+its end returns the connection to the pool. The connection itself is the shared guarded egress's
+(:mod:`runvil._net.connector`, under the hop's permit); :func:`open_fetch_session` gives it the
+fetch's own headers and connect timeout.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import aiohttp
+from aiohttp import hdrs
 from yarl import URL
 
+from runvil._net import DialPermit, DialRefused, Network, permitted
+from runvil._net.body import BodyBuffer, read_decoded
+from runvil._net.connector import open_session, send
+from runvil._net.decoding import (
+    ACCEPT_ENCODING,
+    BodyDecodeError,
+    BodyDecoder,
+    UnsupportedEncoding,
+    make_decoder,
+)
 from runvil.web.fetch import failures
 from runvil.web.fetch.admission import TargetUrl
-from runvil.web.fetch.connector import permitted, send_get
 from runvil.web.fetch.content import (
     BodyKind,
     ContentTypeMissing,
     ContentTypeRefused,
     classify_content_type,
 )
-from runvil.web.fetch.decoding import (
-    BodyDecodeError,
-    BodyDecoder,
-    UnsupportedEncoding,
-    make_decoder,
-)
-from runvil.web.fetch.network import DialPermit, DialRefused
 from runvil.web.fetch.policy import FetchPolicy
 
 #: Statuses that are followed when they carry a ``Location``; any other 3xx is a plain status.
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+#: What the fetch can turn into text, best first; anything is still accepted and judged later.
+ACCEPT = (
+    "text/html,application/xhtml+xml,application/json;q=0.9,application/xml;q=0.9,"
+    "text/*;q=0.8,*/*;q=0.1"
+)
 
 RawHeaders = tuple[tuple[bytes, bytes], ...]
 
@@ -80,36 +89,20 @@ class Page(NamedTuple):
     """True when a flat-text body was longer than the byte cap and was read only up to it."""
 
 
-class _Body:
-    """The decoded body so far, as the pieces that arrived (joined once, at the end: one copy)."""
-
-    __slots__ = ("cut", "keep_prefix", "limit", "pieces", "size")
-
-    def __init__(self, limit: int, keep_prefix: bool) -> None:
-        self.limit = limit
-        self.keep_prefix = keep_prefix
-        self.pieces: list[bytes] = []
-        self.size = 0
-        self.cut = False
-
-    def take(self, piece: bytes) -> bool:
-        """Add a decoded piece; False once the cap is passed and reading must stop."""
-        room = self.limit - self.size
-        if len(piece) <= room:
-            self.pieces.append(piece)
-            self.size += len(piece)
-            return True
-        if not self.keep_prefix:
-            return False
-        self.pieces.append(piece[:room])
-        self.size = self.limit
-        self.cut = True
-        return False
-
-    def joined(self) -> bytes:
-        data = b"".join(self.pieces)
-        self.pieces.clear()
-        return data
+def open_fetch_session(network: Network, policy: FetchPolicy) -> aiohttp.ClientSession:
+    """The fetch's guarded session (see :mod:`runvil._net.connector`); call inside the running
+    event loop. Every request carries ``User-Agent``, ``Accept`` and ``Accept-Encoding``, and
+    nothing else of the session's; ``connect_timeout`` covers TCP + TLS on each hop, and the
+    whole-request limit is a timer on the fetch task."""
+    return open_session(
+        network.ssl_context,
+        headers={
+            hdrs.ACCEPT: ACCEPT,
+            hdrs.ACCEPT_ENCODING: ACCEPT_ENCODING,
+            hdrs.USER_AGENT: policy.user_agent,
+        },
+        connect_timeout=policy.connect_timeout,
+    )
 
 
 async def exchange(
@@ -132,7 +125,7 @@ async def exchange(
         if url.host_port_subcomponent != target.host_header:
             headers = {"Host": target.host_header}
         with permitted(permit):
-            response = await send_get(session, url, headers)
+            response = await send(session, url, headers)
     except aiohttp.ServerTimeoutError:
         raise failures.timed_out(target.display) from None
     except (aiohttp.ClientError, OSError, DialRefused, ValueError):
@@ -179,7 +172,7 @@ async def _judge(
             raise failures.body_unreadable(target.display) from None
 
     progress.reading_body = True
-    body = _Body(limit=policy.max_bytes, keep_prefix=kind is BodyKind.FLAT)
+    body = BodyBuffer(limit=policy.max_bytes, keep_prefix=kind is BodyKind.FLAT)
     try:
         if decoder is None:
             # No coding: the bytes are the body. Read here rather than in a helper coroutine,
@@ -191,7 +184,7 @@ async def _judge(
                     complete = False
                     break
         else:
-            complete = await _read(response, decoder, body)
+            complete = await read_decoded(response, decoder, body)
     except (aiohttp.ClientError, OSError, BodyDecodeError):
         raise failures.body_unreadable(target.display) from None
     if not complete and not body.cut:
@@ -200,21 +193,6 @@ async def _judge(
     if complete:
         response.release()
     return Page(target=target, kind=kind, charset=charset, body=body.joined(), cut_at_cap=body.cut)
-
-
-async def _read(response: aiohttp.ClientResponse, decoder: BodyDecoder, body: _Body) -> bool:
-    """Stream the body through ``decoder`` into ``body``; False when the cap stopped it."""
-    content = response.content
-    while chunk := await content.readany():
-        if not _take_all(decoder.feed(chunk), body):
-            return False
-    return _take_all(decoder.finish(), body)
-
-
-def _take_all(pieces: Iterator[bytes], body: _Body) -> bool:
-    # The decoder is lazy: stopping here stops the decompression too, so a bomb costs at most
-    # one piece past the cap.
-    return all(body.take(piece) for piece in pieces)
 
 
 #: Content-Type values repeat across responses (``text/html; charset=utf-8``), and the WHATWG

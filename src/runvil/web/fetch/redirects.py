@@ -1,8 +1,9 @@
 """The hop loop: resolve, dial, follow redirects.
 
-Every hop starts from nothing: its host is resolved again and judged against the blocked table
-(no approval carries over from an earlier hop or call, which is what defeats DNS rebinding), and
-its connection may only reach that hop's approved addresses. A redirect target must pass
+Every hop starts from nothing: its host is resolved again and judged by the public-web rule
+(:data:`runvil._net.PUBLIC_WEB`, the blocked table). No approval carries over from an earlier hop
+or call, which is what defeats DNS rebinding, and the hop's connection may only reach that hop's
+approved addresses. A redirect target must pass
 :func:`~runvil.web.fetch.admission.admit_redirect` (cap, parse, downgrade, then the admission
 rules) before anything about it is looked up; a refusal ends the fetch with soft text.
 
@@ -15,10 +16,10 @@ from __future__ import annotations
 
 import aiohttp
 
+from runvil._net import PUBLIC_WEB, DnsError, Network, NoAllowedAddress, approve
 from runvil.web.fetch import failures
 from runvil.web.fetch.admission import RedirectRefused, admit_redirect
 from runvil.web.fetch.http import Page, Progress, exchange
-from runvil.web.fetch.network import DnsError, Network, NoAllowedAddress, approve_host
 from runvil.web.fetch.policy import FetchPolicy
 
 
@@ -35,7 +36,7 @@ async def fetch_page(
     while True:
         target = progress.target
         try:
-            permit = await approve_host(network, target.host, target.port)
+            permit = await approve(network, PUBLIC_WEB, target.host, target.port)
         except DnsError:
             raise failures.dns_failed(target.host) from None
         except NoAllowedAddress:

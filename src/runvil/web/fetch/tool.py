@@ -1,7 +1,7 @@
 """``web/fetch``: arguments in, one page out as text with its provenance header.
 
 :class:`WebFetch` is the tool. It owns one aiohttp session (a keep-alive pool guarded per hop,
-see :mod:`runvil.web.fetch.connector`), made inside the running event loop either by
+see :mod:`runvil._net.connector`), made inside the running event loop either by
 ``async with`` or lazily on the first call, because a Host builds its tools before any loop runs.
 
 A call goes: arguments (:mod:`.arguments`) -> URL admission (:mod:`.admission`, no network yet)
@@ -28,16 +28,15 @@ from types import TracebackType
 
 import aiohttp
 
+from runvil._net import Network
 from runvil.errors import ToolError, ToolErrorKind
 from runvil.tools import Tool
 from runvil.web.fetch import failures
 from runvil.web.fetch.admission import UrlRefused, admit_url
 from runvil.web.fetch.arguments import FetchRequest, parameters_schema, parse_arguments
-from runvil.web.fetch.connector import open_session
 from runvil.web.fetch.content import BodyKind, UnknownCharset, decode_body
 from runvil.web.fetch.extract import render_html
-from runvil.web.fetch.http import Page, Progress
-from runvil.web.fetch.network import Network
+from runvil.web.fetch.http import Page, Progress, open_fetch_session
 from runvil.web.fetch.policy import FetchPolicy
 from runvil.web.fetch.redirects import fetch_page
 
@@ -147,7 +146,7 @@ class WebFetch:
                 # A session belongs to the loop it was made in, and one left behind by another
                 # loop cannot be closed from this one: let it go without a close that would fail.
                 session.detach()
-            session = self._session = open_session(self.network, self.policy)
+            session = self._session = open_fetch_session(self.network, self.policy)
             self._loop = loop
         return session
 

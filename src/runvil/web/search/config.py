@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from runvil.web.fetch.network import Network
+    from runvil._net import Network
     from runvil.web.search.provider import SearchProvider
 
 __all__ = [

@@ -12,8 +12,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from runvil._net import Network
+from runvil._net.secrets import Secrets
 from runvil.errors import ToolErrorKind
-from runvil.web.fetch.network import Network
 from runvil.web.search.egress import Egress
 from runvil.web.search.provider import ProviderError, SearchRequest, SearchResult
 from runvil.web.search.providers._common import (
@@ -49,6 +50,7 @@ class GatewayProvider:
         parsed, endpoint = endpoint_url(url, what="the gateway URL", allow_http=allow_private)
         self._url = str(parsed)
         self._key = key
+        self._secrets = Secrets([key])
         self.endpoints: Sequence[str] = (endpoint,)
         self._egress = Egress(
             self.endpoints,
@@ -72,9 +74,9 @@ class GatewayProvider:
         if not response.ok:
             if response.body is None:
                 raise unreadable_error(response.status)
-            body = response.body.replace(self._key.encode(), b"[redacted]")
+            quoted = quote_body(response.body, self._secrets)
             raise ProviderError(
-                ToolErrorKind.Backend, f"backend returned {response.status}: {quote_body(body)}"
+                ToolErrorKind.Backend, f"backend returned {response.status}: {quoted}"
             )
         assert response.body is not None
         try:

@@ -1,4 +1,4 @@
-"""Bounded streaming decoders for the Content-Encoding of a fetched body.
+"""Bounded streaming decoders for the Content-Encoding of a response body.
 
 A 1.6 KB brotli body can expand to a gigabyte, and most HTTP libraries hand such a body to a
 decoder with no output limit (research/httpstack.md, pitfalls P1-P3). These decoders never do:
@@ -24,12 +24,16 @@ except ImportError:  # pragma: no cover - depends on the interpreter
     from backports import zstd  # type: ignore[no-redef,unused-ignore]
 
 __all__ = [
+    "ACCEPT_ENCODING",
     "PIECE_SIZE",
     "BodyDecodeError",
     "BodyDecoder",
     "UnsupportedEncoding",
     "make_decoder",
 ]
+
+#: The content codings these decoders handle, and so the only ones a request advertises.
+ACCEPT_ENCODING = "gzip, deflate, br, zstd"
 
 #: The largest piece a decoder yields, and the output limit of every codec call.
 PIECE_SIZE = 64 * 1024

@@ -1,10 +1,14 @@
-"""The blocked address table: which resolved addresses a fetch may never dial.
+"""The blocked address table: which resolved addresses the public-web rule never dials.
 
 A URL's host name says nothing about where it leads, so the address check runs on what the
 resolver answered, on every hop, right before connecting. The table is DESIGN.md's: every range
 the 2025 IANA special-purpose registries mark as not globally reachable, plus the IPv4-in-IPv6
 forms (``::/96``, ``::ffff:0:0/96``) as whole rows, so an internal IPv4 target cannot be reached
-by writing it as IPv6. Nothing outside the table is blocked: the table is the whole rule.
+by writing it as IPv6.
+
+One form sits outside the rows: an IPv4-translated address (``::ffff:0:0:0/96``, RFC 2765's
+SIIT form, ``::ffff:0:a.b.c.d``) is judged by the IPv4 address it carries, against the IPv4
+rows, so ``::ffff:0:7f00:1`` is blocked as ``127.0.0.0/8``. Nothing else is blocked.
 
 Rows are checked in table order and the first match names the range in the debug log, which is
 why ``::1`` reports ``::1/128`` rather than the wider ``::/96``.
@@ -16,9 +20,11 @@ import ipaddress
 import logging
 from collections.abc import Sequence
 
-__all__ = ["BLOCKED_RANGES", "allowed_addresses", "blocked_range"]
+__all__ = ["BLOCKED_RANGES", "INVALID", "allowed_addresses", "blocked_range", "is_ip_address"]
 
-logger = logging.getLogger("runvil.web.fetch")
+#: Where a dropped answer is logged unless the caller names its own logger: the fetch's, as
+#: DESIGN.md documents the line (``host {host} resolved to blocked address ...``).
+FETCH_LOGGER = logging.getLogger("runvil.web.fetch")
 
 #: DESIGN.md's table, in its order: 16 IPv4 rows, then the IPv6 rows.
 BLOCKED_RANGES: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = tuple(
@@ -65,6 +71,10 @@ BLOCKED_RANGES: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = tupl
 _V4_ROWS = tuple((net, str(net)) for net in BLOCKED_RANGES if net.version == 4)
 _V6_ROWS = tuple((net, str(net)) for net in BLOCKED_RANGES if net.version == 6)
 
+#: IPv4-translated addresses (``::ffff:0:a.b.c.d``): judged by the IPv4 address in their low 32
+#: bits. Not inside ``::ffff:0:0/96`` (the mapped form) nor ``::/96``, so no row catches them.
+IPV4_TRANSLATED = ipaddress.IPv6Network("::ffff:0:0:0/96")
+
 #: The range reported for an answer that is not an IP address at all (fail closed).
 INVALID = "invalid"
 
@@ -79,18 +89,40 @@ def blocked_range(ip: str) -> str | None:
         address = ipaddress.ip_address(ip)
     except (ValueError, TypeError):
         return INVALID
-    rows = _V4_ROWS if address.version == 4 else _V6_ROWS
+    if address.version == 4:
+        return _first_row(address, _V4_ROWS)
+    if address in IPV4_TRANSLATED:
+        assert isinstance(address, ipaddress.IPv6Address)
+        return _first_row(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF), _V4_ROWS)
+    return _first_row(address, _V6_ROWS)
+
+
+def _first_row(
+    address: ipaddress.IPv4Address | ipaddress.IPv6Address,
+    rows: tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str], ...],
+) -> str | None:
     for network, cidr in rows:
         if address in network:
             return cidr
     return None
 
 
-def allowed_addresses(host: str, answers: Sequence[str]) -> list[str]:
+def is_ip_address(text: str) -> bool:
+    """Whether ``text`` is an IP address (v4 dotted quad or v6, no zone, no brackets)."""
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def allowed_addresses(
+    host: str, answers: Sequence[str], logger: logging.Logger = FETCH_LOGGER
+) -> list[str]:
     """The answers for ``host`` that may be dialled, in answer order.
 
-    Each dropped answer is logged at DEBUG on ``runvil.web.fetch`` with the range that blocked
-    it; the model-facing message names only the host, so this log is where the detail lives.
+    Each dropped answer is logged at DEBUG on ``logger`` with the range that blocked it; the
+    model-facing message names only the host, so this log is where the detail lives.
     """
     allowed: list[str] = []
     for answer in answers:

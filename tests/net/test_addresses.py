@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from runvil.web.fetch.addresses import BLOCKED_RANGES, allowed_addresses, blocked_range
+from runvil._net.addresses import BLOCKED_RANGES, allowed_addresses, blocked_range
 
 DESIGN_TABLE = [
     "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
@@ -160,3 +160,38 @@ def test_allowed_answers_are_not_logged(caplog: pytest.LogCaptureFixture) -> Non
     caplog.set_level(logging.DEBUG, logger="runvil.web.fetch")
     allowed_addresses("example.com", ["93.184.216.34"])
     assert [r for r in caplog.records if r.name == "runvil.web.fetch"] == []
+
+
+# IPv4-translated addresses (::ffff:0:0:0/96, RFC 2765's SIIT form) sit in no row of the table:
+# they are judged by the IPv4 address in their low 32 bits, against the IPv4 rows.
+@pytest.mark.parametrize(
+    ("ip", "cidr"),
+    [
+        ("::ffff:0:7f00:1", "127.0.0.0/8"),
+        ("::ffff:0:127.0.0.1", "127.0.0.0/8"),
+        ("::ffff:0:a00:1", "10.0.0.0/8"),
+        ("::ffff:0:a9fe:a9fe", "169.254.0.0/16"),
+        ("::ffff:0:c0a8:101", "192.168.0.0/16"),
+        ("::ffff:0:0:0", "0.0.0.0/8"),
+        ("::ffff:0:ffff:ffff", "240.0.0.0/4"),
+        ("0:0:0:0:ffff:0:6440:1", "100.64.0.0/10"),
+    ],
+)
+def test_ipv4_translated_addresses_are_judged_by_the_embedded_address(ip: str, cidr: str) -> None:
+    assert blocked_range(ip) == cidr
+
+
+@pytest.mark.parametrize("ip", ["::ffff:0:5db8:d822", "::ffff:0:808:808", "::ffff:0:101:101"])
+def test_an_ipv4_translated_public_address_is_allowed(ip: str) -> None:
+    assert blocked_range(ip) is None
+
+
+def test_an_ipv4_translated_answer_is_logged_with_the_embedded_range(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="runvil.web.fetch")
+    assert allowed_addresses("siit.example", ["::ffff:0:7f00:1", "::ffff:0:a00:1"]) == []
+    assert caplog.messages == [
+        "host siit.example resolved to blocked address ::ffff:0:7f00:1 in range 127.0.0.0/8",
+        "host siit.example resolved to blocked address ::ffff:0:a00:1 in range 10.0.0.0/8",
+    ]

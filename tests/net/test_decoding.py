@@ -17,7 +17,7 @@ from backports import zstd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runvil.web.fetch.decoding import (
+from runvil._net.decoding import (
     PIECE_SIZE,
     BodyDecodeError,
     BodyDecoder,

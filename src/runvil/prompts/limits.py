@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Limits"]
+__all__ = ["Killed", "Limits"]
 
 
 @dataclass(frozen=True)
@@ -36,3 +36,11 @@ class Limits:
             raise ValueError("Limits.wall_time must be positive")
         if self.max_rounds < 1:
             raise ValueError("Limits.max_rounds must be at least 1")
+
+
+class Killed(Exception):
+    """The run must stop now (``instructions``, ``memory``, ``wall_time`` or ``cancelled``)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

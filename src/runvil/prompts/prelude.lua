@@ -1,5 +1,5 @@
 -- The prompt sandbox's Lua half: the prompt's environment and the driver (see prelude.py).
-local py_call, py_check, dialect, budget, matcher_source = ...
+local py_call, py_check, dialect, budget, matcher_source, py_arm, py_disarm = ...
 
 -- captured before the dangerous globals are removed -------------------------------------------
 local debug_sethook, debug_getmetatable = debug.sethook, debug.getmetatable
@@ -16,6 +16,12 @@ local string_find = string.find
 local string_mt = getmetatable("")
 
 -- limits ----------------------------------------------------------------------------------------
+-- The memory limit is armed only while Lua code runs (see runvil/prompts/budget.py): every value
+-- lupa converts or pushes for a host call crosses with it disarmed, because an allocation that
+-- failed on the limit inside lupa would jump over its release of the GIL and freeze the process.
+-- py_arm() re-arms it and says whether the state is still within it; py_check() answers true or
+-- false, which lupa pushes without allocating.
+local HOST_STOP = "stopped"
 local KILL = setmetatable({}, {__name = "runvil.stop", __metatable = false,
                                __tostring = function() return "run stopped" end})
 local killed = nil
@@ -26,6 +32,10 @@ local function die() raw_error(KILL, 0) end
 
 local function kill(reason)
   if not killed then killed = reason end
+  -- A kill can land between a host call's disarm and its re-arm; whatever still runs while the
+  -- error unwinds (a prompt's __close handler) runs under the limit. Inside a host call (the
+  -- hook firing in a conversion) Python leaves it disarmed, for lupa's sake.
+  py_arm()
   debug_sethook(die, "", 1)
   raw_error(KILL, 0)
 end
@@ -44,8 +54,7 @@ local function hook()
   if ticks >= 10 or now - last_poll >= 0.02 then
     ticks = 0
     last_poll = now
-    local reason = py_check()
-    if reason then kill(reason) end
+    if py_check() then kill(HOST_STOP) end
   end
 end
 
@@ -115,20 +124,27 @@ local NAMES = {tool_call = "tools.call", tool_info = "tools.get", offer = "tools
                print = "print"}
 
 local function finish(op, ok, status, ...)
+  local failure
   if not ok then
+    -- still disarmed: tostring of the Python exception lupa handed back calls into Python
     local text = tostring(status)
     if string_find(text, "codec can't decode", 1, true) then
-      raw_error(NAMES[op] .. ": strings must be valid UTF-8", 0)
+      failure = NAMES[op] .. ": strings must be valid UTF-8"
+    else
+      failure = NAMES[op] .. ": " .. text
     end
-    raw_error(NAMES[op] .. ": " .. text, 0)
   end
+  local fits = py_arm()
   if killed then raw_error(KILL, 0) end
+  if not fits then kill("memory") end
+  if failure then raw_error(failure, 0) end
   if status == "kill" then kill((...)) end
   if status == "err" then raw_error((...), 0) end
   return status, ...
 end
 
 local function call(op, ...)
+  py_disarm()
   return finish(op, raw_pcall(py_call, op, ...))
 end
 
@@ -538,9 +554,17 @@ end
 
 local api = {classify = classify, mark_array = mark_array, null = NULL}
 
+-- Entry points Python calls arm the limit before they run anything of the prompt's, and disarm
+-- it before they return, because lupa converts what they return (a table takes a registry slot).
+local function settle(...)
+  py_disarm()
+  return ...
+end
+
 function api.compile(code, chunkname)
+  if not py_arm() then return settle(nil, "not enough memory") end
   local fn, err = raw_load(code, chunkname, "t", ENV)
-  return fn, err
+  return settle(fn, err)
 end
 
 function api.begin_section(prose)
@@ -566,12 +590,13 @@ local function outcome(rok, xok, res)
 end
 
 function api.run(fn)
+  if not py_arm() then return settle("limit", "memory") end
   local co = arm(co_create(function() return raw_xpcall(fn, handler) end))
   local rok, xok, res = co_resume(co)
   if not killed and co_status(co) == "suspended" then
-    return "Lua", "attempt to yield from outside a coroutine"
+    return settle("Lua", "attempt to yield from outside a coroutine")
   end
-  return outcome(rok, xok, res)
+  return settle(outcome(rok, xok, res))
 end
 
 function api.bind_alias(alias)

@@ -4,10 +4,10 @@ gigabytes).
 
 Usage: ``python -m tests.reliability.prompt_child MEMORY_BYTES WALL_SECONDS INSTRUCTIONS`` with
 the prompt document on stdin. Prints one JSON object: the outcome's ``kind`` and ``text``, the
-peak resident memory the run added (``rss_growth``, bytes) and the ``runvil-lua`` threads still
-alive half a second after the run returned. The address space is capped at 2 GiB so that a
-regression fails the test instead of swapping the machine. The Host has no Packs: nothing here
-reaches a network.
+``seconds`` the run took, the peak resident memory it added (``rss_growth``, bytes) and the
+``runvil-lua`` threads still alive half a second after it returned. The address space is capped
+at 2 GiB so that a regression fails the test instead of swapping the machine. The Host has no
+Packs: nothing here reaches a network.
 """
 
 from __future__ import annotations
@@ -45,11 +45,13 @@ async def main(document: str, limits: Limits) -> dict[str, object]:
     prompt = parse_prompt(document, source="hostile.md")
     async with Host(plugins=()) as host:
         before = status("VmRSS")
+        started = time.monotonic()
         try:
             text = await run_prompt(prompt, host=host, limits=limits)
             kind = "result"
         except RunError as err:
             kind, text = err.kind.value, err.text
+        seconds = time.monotonic() - started
         # VmHWM, the peak of this process image (getrusage's ru_maxrss would carry over the
         # peak of the test process this child was forked from).
         peak = status("VmHWM")
@@ -59,6 +61,7 @@ async def main(document: str, limits: Limits) -> dict[str, object]:
     return {
         "kind": kind,
         "text": text if len(text) < 200 else f"{len(text)} characters",
+        "seconds": round(seconds, 2),
         "rss_growth": peak - before,
         "threads_left": lua_threads(),
     }

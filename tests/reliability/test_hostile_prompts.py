@@ -169,6 +169,13 @@ ATTACKS: dict[str, tuple[str, tuple[RunErrorKind | str, str]]] = {
         "return json.decode('\"\\\\ud800\"')",
         (RunErrorKind.Lua, "json.decode: strings must be valid UTF-8"),
     ),
+    # An integer past the largest float used to be an internal error (OverflowError) with a
+    # logged traceback; it is infinite, as JSON's 1e999 already was.
+    "a JSON integer past the largest float": (
+        "local t = json.decode('[' .. string.rep('9', 400) .. ', -' .. string.rep('9', 400) .. ']')"
+        " return tostring(t[1]) .. ' ' .. tostring(t[2])",
+        ("result", "inf -inf"),
+    ),
     "a lone surrogate inside a decoded table": (
         "return json.decode('{\"a\": \"\\\\ud800\"}').a",
         (RunErrorKind.Lua, "json.decode: strings must be valid UTF-8"),

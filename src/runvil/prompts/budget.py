@@ -29,8 +29,8 @@ So no allocation of lupa's may ever meet the limit. The rule, kept by the prelud
   table's growth or a few hundred items take, and the run ends as soon as it is over.
 
 Python-side memory for a crossing is bounded the same way: a value leaving Lua is counted as it is
-converted and may not exceed the run's memory limit (:data:`LuaBudget.allowance`), so shared
-subtables, which Lua stores once and a conversion copies each time, cannot multiply it.
+converted and may not exceed twice the run's memory limit (:attr:`LuaBudget.allowance`), so
+shared subtables, which Lua stores once and a conversion copies each time, cannot multiply it.
 """
 
 from __future__ import annotations
@@ -58,8 +58,10 @@ class LuaBudget:
     def __init__(self, runtime: Any, limit: int, stop: Callable[[], str | None]) -> None:
         self._rt = runtime
         self.limit = limit
-        #: Bytes one crossing may hold on the Python side (the run's memory limit again).
-        self.allowance = limit
+        #: Bytes one crossing may hold on the Python side: twice the run's memory limit (a Lua
+        #: string or number becomes a bigger Python object, so a value that fits in Lua can take
+        #: more than the limit in Python, but never without bound).
+        self.allowance = 2 * limit
         self._stop = stop
         self._armed = False
 

@@ -303,7 +303,12 @@ def _check_depth(levels: bytes, poll: Callable[[], None]) -> None:
 
 def _parse_int(text: str) -> int | float:
     number = int(text)
-    return number if -(2**63) <= number < 2**63 else float(number)
+    if -(2**63) <= number < 2**63:
+        return number
+    try:
+        return float(number)
+    except OverflowError:  # past the largest float, like JSON's 1e999
+        return math.inf if number > 0 else -math.inf
 
 
 def _no_constant(name: str) -> Any:

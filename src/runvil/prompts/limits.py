@@ -18,7 +18,9 @@ __all__ = ["Killed", "Limits"]
 class Limits:
     """Per-run limits; every one is configurable (``Limits(wall_time=30.0)``)."""
 
-    #: Bytes the Lua state may allocate (``not enough memory`` past it ends the run).
+    #: Bytes the Lua state may allocate (``not enough memory`` past it ends the run). Values a
+    #: host call hands to Lua are priced against it before they cross, and a value leaving Lua
+    #: may take twice this much in Python (see :mod:`runvil.prompts.budget`).
     memory: int = 64 * 1024 * 1024
     #: Lua VM instructions per run, counted in steps of 1000 across every coroutine.
     instructions: int = 200_000_000

@@ -16,6 +16,9 @@ Why each piece is shaped the way it is (see ``research/lua-mcp.md``):
   Lua-side driver that classifies the outcome and hands Python plain strings.
 * Host callbacks never raise into Lua: they answer ``status, value`` and the Lua wrappers raise
   the right error value, so error values stay pure Lua tables.
+* The memory limit is armed only while Lua code runs: every host call disarms it before lupa
+  converts its arguments and re-arms it after lupa pushed its result, because an allocation that
+  fails on the limit inside lupa freezes the process (:mod:`runvil.prompts.budget`).
 """
 
 from __future__ import annotations

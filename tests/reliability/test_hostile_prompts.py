@@ -414,6 +414,17 @@ async def test_a_loop_of_long_host_calls_stops_at_the_deadline() -> None:
     assert ended["threads_left"] == 0
 
 
+async def test_a_long_conversion_out_of_lua_stops_at_the_deadline() -> None:
+    # Copying a table for Python runs no Lua hook (lupa calls the classifier on its main Lua
+    # thread), so a copy bounded only by its size went on for seconds after the deadline.
+    code = "local t = {'leaf'} for i = 1, 40 do t = {t, t} end return #json.encode(t)"
+    ended = await in_child(bare_document(code), wall=0.5)
+    assert (ended["kind"], ended["text"]) == (
+        "Limit", "the run exceeded its wall-time limit (0.5 seconds)",
+    )
+    assert ended["threads_left"] == 0
+
+
 async def test_json_with_brackets_and_quotes_inside_its_strings_decodes(host: Host) -> None:
     # A long text is priced by a scan before it is parsed; brackets, commas and escaped quotes
     # inside strings must not count as structure (this one would be "nested deeper than 64

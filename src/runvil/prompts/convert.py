@@ -84,7 +84,7 @@ class LuaValues:
         self._budget = budget
         self._spent = 0  # Python-side bytes of the conversion under way (Lua -> Python)
         self._text = 0  # and the least number of characters its JSON text will have
-        self._built = 0  # items of the conversion under way (Python -> Lua)
+        self._built = 0  # items of the conversion under way, either way
 
     # -- Lua -> Python -------------------------------------------------------------------------
 
@@ -93,9 +93,12 @@ class LuaValues:
 
         The copy's size is counted as it is made (a string by its Python size, a table by its
         slots) and may not exceed the budget's allowance; so is the least length of its JSON
-        text, which :meth:`encode` checks before it writes the text."""
+        text, which :meth:`encode` checks before it writes the text. The walk runs no hook (the
+        ``classify`` helper runs on lupa's main Lua thread), so it looks at the run's stop flag
+        every :data:`~runvil.prompts.budget.POLL_EVERY` items itself."""
         self._spent = 0
         self._text = 0
+        self._built = 0
         return self._to_python(value, 0)
 
     def _charge(self, size: int, text: int = 1) -> None:
@@ -103,6 +106,7 @@ class LuaValues:
         self._text += text
         if self._spent > self._budget.allowance:
             self._budget.within_allowance(self._spent)
+        self._count()
 
     def _charge_string(self, value: str, extra: int = 0) -> None:
         escaped = _escaped_length(value)

@@ -329,7 +329,7 @@ class LuaSandbox:
         except MemoryError:
             return ("kill", "memory")
         except lua54.LuaError as err:
-            killed = self._api.killed()  # the hook stopped the run inside a conversion
+            killed = self._api.killed()  # the run was stopped inside a call back into Lua
             if killed:
                 return ("kill", killed)
             log.exception("internal error in %s", name)

@@ -28,16 +28,18 @@ local killed = nil
 local count = 0
 local ticks = 0
 
-local function die() raw_error(KILL, 0) end
+-- Raising the kill re-arms the memory limit first (Python leaves it disarmed inside a host call):
+-- a kill can land while it is disarmed, and whatever still runs as the error unwinds (a prompt's
+-- __close handler in a resuming coroutine) must run under it.
+local function die()
+  py_arm()
+  raw_error(KILL, 0)
+end
 
 local function kill(reason)
   if not killed then killed = reason end
-  -- A kill can land between a host call's disarm and its re-arm; whatever still runs while the
-  -- error unwinds (a prompt's __close handler) runs under the limit. Inside a host call (the
-  -- hook firing in a conversion) Python leaves it disarmed, for lupa's sake.
-  py_arm()
   debug_sethook(die, "", 1)
-  raw_error(KILL, 0)
+  die()
 end
 
 -- The deadline is polled every 10 hook calls, or sooner when the CPU clock says time went by:
@@ -73,11 +75,11 @@ local function arm(co)
 end
 
 local function after_catch(ok, ...)
-  if killed then raw_error(KILL, 0) end
+  if killed then die() end
   if not ok then
     local e = ...
-    if rawequal(e, KILL) then raw_error(KILL, 0) end
-    if e == "not enough memory" then killed = "memory"; raw_error(KILL, 0) end
+    if rawequal(e, KILL) then die() end
+    if e == "not enough memory" then killed = "memory"; die() end
   end
   return ok, ...
 end
@@ -102,10 +104,10 @@ function s_coroutine.create(f) return arm(co_create(f)) end
 function s_coroutine.resume(co, ...) return after_catch(co_resume(co, ...)) end
 function s_coroutine.close(co) return after_catch(co_close(co)) end
 local function wrap_results(ok, ...)
-  if killed then raw_error(KILL, 0) end
+  if killed then die() end
   if not ok then
     local e = ...
-    if e == "not enough memory" then killed = "memory"; raw_error(KILL, 0) end
+    if e == "not enough memory" then killed = "memory"; die() end
     raw_error(e, 0)
   end
   return ...
@@ -135,7 +137,7 @@ local function finish(op, ok, status, ...)
     end
   end
   local fits = py_arm()
-  if killed then raw_error(KILL, 0) end
+  if killed then die() end
   if not fits then kill("memory") end
   if failure then raw_error(failure, 0) end
   if status == "kill" then kill((...)) end

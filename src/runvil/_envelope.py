@@ -52,7 +52,6 @@ CONTROL_MARKUP: tuple[str, ...] = (
 )
 
 _NONCE = re.compile(r"[0-9a-f]{16}")
-_MARKUP = re.compile("|".join(re.escape(token) for token in CONTROL_MARKUP))
 _UNWRAP = re.compile(r"<untrusted_input_([0-9a-f]{16})>\n(.*)\n</untrusted_input_\1>", re.S)
 
 
@@ -67,10 +66,24 @@ def is_nonce(value: object) -> bool:
 
 
 def escape(text: str, nonce: str) -> str:
-    """The escaped copy of ``text`` that goes inside an envelope with ``nonce``."""
+    """The escaped copy of ``text`` that goes inside an envelope with ``nonce``.
+
+    Every step is a ``str.replace`` (one C pass, no object per match), so escaping costs time and
+    memory linear in the text with small constants, whatever it holds: a prompt may envelope tens
+    of megabytes. The markup tokens are bracketed and hold no bracket, so no two occurrences can
+    overlap and replacing them one token at a time equals one pass over all of them.
+    """
     text = text.replace("<", "&lt;")
     text = _break_nonce(text, nonce)
-    return _MARKUP.sub(lambda match: "[ " + match.group(0)[1:], text)
+    for token in CONTROL_MARKUP:
+        text = text.replace(token, "[ " + token[1:])
+    return text
+
+
+def _periodic(nonce: str) -> bool:
+    """Whether two copies of ``nonce`` can overlap (it repeats with a period under its length).
+    A drawn nonce almost never does; a pinned one such as ``"a" * 16`` does."""
+    return any(nonce[shift:] == nonce[:-shift] for shift in range(1, len(nonce)))
 
 
 def _break_nonce(text: str, nonce: str) -> str:
@@ -79,6 +92,8 @@ def _break_nonce(text: str, nonce: str) -> str:
     ``a`` * 16 the replaced copy's tail and the next 8 ``a``s would form a fresh copy. Breaking
     every copy found in the original text leaves none: any 16 characters without an inserted
     space are 16 original ones, and had they spelled the nonce they would hold a space."""
+    if not _periodic(nonce):  # copies cannot overlap, so one replace breaks every copy
+        return text.replace(nonce, nonce[:8] + " " + nonce[8:])
     cuts = [match.start() + 8 for match in re.finditer(f"(?={re.escape(nonce)})", text)]
     if not cuts:
         return text

@@ -171,6 +171,7 @@ class _Session:
         self._always: dict[str, str | None] = {}
         roles = list(prompt.models)
         self._role: str | None = roles[0] if len(roles) == 1 else None
+        self._sandbox: LuaSandbox | None = None
 
     # -- the worker thread -------------------------------------------------------------------
 
@@ -178,6 +179,7 @@ class _Session:
         sandbox = LuaSandbox(
             self, dialect=self._prompt.dialect, limits=self._limits, source=self._prompt.source
         )
+        self._sandbox = sandbox
         # The Lua state is freed here, on this thread, and not whenever (and wherever, often on
         # the event loop) the garbage collector reaches the runtime's reference cycle: close()
         # breaks the cycle, and a failure is re-raised as a fresh copy, so no traceback keeps a
@@ -189,6 +191,7 @@ class _Session:
         except Killed as err:
             failure = Killed(err.reason)
         finally:
+            self._sandbox = None
             sandbox.close()
         raise failure
 
@@ -318,6 +321,10 @@ class _Session:
     # -- the rest ----------------------------------------------------------------------------
 
     def untrusted(self, text: str) -> str:
+        # The envelope writes each "<" as "&lt;", so its text is at least this long: a text whose
+        # envelope cannot fit in the Lua state ends the run before Python builds it.
+        if self._sandbox is not None:
+            self._sandbox.admit(len(text) + 3 * text.count("<"))
         return self._run.untrusted(text)
 
     def print(self, text: str) -> None:

@@ -168,11 +168,16 @@ async def approve_host(network: Network, host: str, port: int) -> DialPermit:
 #: Answers whose every address the blocked table allows. The table is fixed and its verdict on an
 #: address never changes, so an answer seen once need not be judged again; an answer with any
 #: blocked address is never remembered, so its debug log lines are written on every lookup.
+#: Bounded by count and by entry size: a name is the model's choice and its answer its DNS
+#: server's, which can list thousands of addresses; such an answer is judged every time.
 _ALL_ALLOWED: set[tuple[str, ...]] = set()
 _ALL_ALLOWED_LIMIT = 4096
+_ALL_ALLOWED_LONGEST = 16
 
 
 def _remember_all_allowed(answer: tuple[str, ...]) -> None:
+    if len(answer) > _ALL_ALLOWED_LONGEST:
+        return
     if len(_ALL_ALLOWED) >= _ALL_ALLOWED_LIMIT:
         _ALL_ALLOWED.clear()
     _ALL_ALLOWED.add(answer)

@@ -36,11 +36,10 @@ from pathlib import Path
 from typing import Any
 
 import trustme
+from bench.load_mcp import server_memory_mb, write_seam
 from mcp import Client
 from tests.fixtures.faults import FAULT_HOST, FaultServer
 from tests.fixtures.launch import LAUNCHER, SPEC_VAR
-
-from bench.load_mcp import server_memory_mb, write_seam
 
 REPO = Path(__file__).resolve().parents[1]
 

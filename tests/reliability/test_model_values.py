@@ -27,9 +27,9 @@ async def test_a_long_dns_answer_is_not_remembered() -> None:
     seam = Network(resolve=resolve)
     network._ALL_ALLOWED.clear()
     await network.approve_host(seam, "many.example", 443)
-    assert network._ALL_ALLOWED == set()
+    assert set() == network._ALL_ALLOWED
     await network.approve_host(seam, "few.example", 443)
-    assert network._ALL_ALLOWED == {tuple(few)}
+    assert {tuple(few)} == network._ALL_ALLOWED
 
 
 def test_the_url_library_cache_of_request_urls_holds_at_most_128_capped_urls() -> None:

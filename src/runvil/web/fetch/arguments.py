@@ -12,9 +12,10 @@ A URL longer than :data:`MAX_URL_CHARS` is refused before any of that runs. The 
 request-line limit the web's servers enforce in practice (nginx and Apache answer 414 past about
 8 KB; RFC 9110 asks for at least 8,000 octets), so a longer URL would rarely fetch anyway, while
 the long URLs people do follow (tracking redirects, signed download links, search-result links)
-are a few hundred to a few thousand characters. The check comes after the three argument checks so that each of
-their messages still answers exactly the inputs it answers in the seed: a call with a long url
-and a bad ``max_chars`` still reads ``web_fetch: max_chars must be a positive integer``.
+are a few hundred to a few thousand characters. The check comes after the three argument checks
+so that each of their messages still answers exactly the inputs it answers in the seed: a call
+with a long url and a bad ``max_chars`` still reads ``web_fetch: max_chars must be a positive
+integer``.
 """
 
 from __future__ import annotations

@@ -104,7 +104,9 @@ class WebSearch:
         try:
             results: Sequence[SearchResult] = await self.provider.search(request)
         except ProviderError as exc:
-            raise ToolError(exc.kind, f"web_search: {exc.message}") from exc
+            raise ToolError(
+                exc.kind, f"web_search: {exc.message}", untrusted=exc.untrusted
+            ) from exc
         except ToolError:
             raise
         except Exception as exc:

@@ -74,7 +74,8 @@ class GatewayProvider:
                 raise unreadable_error(response.status)
             body = response.body.replace(self._key.encode(), b"[redacted]")
             raise ProviderError(
-                ToolErrorKind.Backend, f"backend returned {response.status}: {quote_body(body)}"
+                ToolErrorKind.Backend, f"backend returned {response.status}: {quote_body(body)}",
+                untrusted=True,
             )
         assert response.body is not None
         try:

@@ -152,7 +152,7 @@ class WebToolServer:
             try:
                 text = await run.call(tool, args, envelope=self.use_envelope)
             except ToolError as err:
-                if err.untrusted and self.use_envelope:
+                if getattr(err, "untrusted", False) and self.use_envelope:
                     return _error_result(envelope(err.message, run.nonce))
                 return _error_result(err.message)
             finally:

@@ -7,6 +7,7 @@ import asyncio
 import io
 import json
 import random
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +105,7 @@ def test_the_top_level_id_is_found_in_any_chunking(message: Any, request_id: Any
 
 
 async def read_all(data: bytes, limit: int = MAX_MESSAGE_BYTES) -> tuple[list[str], list[Any]]:
-    reader = FrameReader(io.BufferedReader(io.BytesIO(data)), limit=limit)  # type: ignore[arg-type]
+    reader = FrameReader(io.BytesIO(data).read, limit=limit)
     answers: list[Any] = []
 
     async def answer(error: Any) -> None:
@@ -134,6 +135,22 @@ async def test_the_default_limit_is_4_mib_and_a_line_at_it_is_read() -> None:
     assert MAX_MESSAGE_BYTES == 4 * 1024 * 1024
     assert [len(line) for line in lines] == [MAX_MESSAGE_BYTES]
     assert answers == [invalid(TOO_LONG, 1)]
+
+
+async def test_lines_are_found_whatever_pieces_the_pipe_delivers() -> None:
+    ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    data = b"\n".join([ping, b"", b"{oops", ping, b"[1]", ping]) + b"\n"
+    source = io.BytesIO(data)
+    rng = random.Random(3)
+    reader = FrameReader(lambda n: source.read(min(n, rng.randint(1, 7))))
+    answers: list[Any] = []
+
+    async def answer(error: Any) -> None:
+        answers.append(json.loads(error.model_dump_json(by_alias=True, exclude_unset=True)))
+
+    reader.attach(answer)
+    assert [line async for line in reader] == [ping.decode()] * 3
+    assert answers == [NOT_JSON, BATCH]
 
 
 async def test_the_last_line_needs_no_newline() -> None:
@@ -205,6 +222,12 @@ async def test_runvil_mcp_answers_malformed_lines_and_keeps_serving(stdio_server
         assert await server.ask(ping) == pong
     await server.send(b"")  # a blank line is not answered at all
     assert await server.ask(ping) == pong
+
+
+async def test_ctrl_c_ends_runvil_mcp_while_its_stdin_stays_open(stdio_server: Any) -> None:
+    server: StdioServer = stdio_server
+    server.proc.send_signal(signal.SIGINT)
+    assert await asyncio.wait_for(server.proc.wait(), 10) == 130
 
 
 async def test_runvil_mcp_refuses_a_line_past_4_mib_by_its_id(stdio_server: Any) -> None:

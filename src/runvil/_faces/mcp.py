@@ -33,7 +33,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import ipaddress
+import os
 import socket
 import sys
 from collections import OrderedDict
@@ -213,7 +215,7 @@ class WebToolServer:
 
         from runvil._faces.mcp_stdio import FrameReader
 
-        reader = FrameReader(sys.stdin.buffer)
+        reader = FrameReader(functools.partial(os.read, sys.stdin.fileno()))
         async with stdio_server(stdin=cast(Any, reader)) as (read, write):
 
             async def answer(error: types.JSONRPCError) -> None:

@@ -30,13 +30,14 @@ one at a time, so a client holds at most one line's worth of the server's memory
 
 from __future__ import annotations
 
+import asyncio
 import json
+import queue
 import re
+import threading
 from collections.abc import Awaitable, Callable
-from typing import BinaryIO
 
 import anyio
-import anyio.to_thread
 import mcp_types as types
 import pydantic
 import pydantic_core
@@ -222,19 +223,75 @@ class TopLevelId:
             return None
 
 
-class FrameReader:
-    """The lines of ``stream`` that are JSON-RPC messages, as text, for the SDK's stdio server.
+class _DaemonReads:
+    """Blocking reads, one at a time, on a daemon thread of their own.
 
-    Iterated with ``async for``; every other line is answered through ``answer`` (set before
-    the first line arrives: :meth:`attach`) and skipped. The blocking reads run in a worker
-    thread, one read of at most 64 KiB at a time.
+    A read of stdin may never return (a terminal, a pipe whose writer stays open). In a worker
+    thread of anyio's pool, which the interpreter waits for at exit, it kept ``runvil mcp``
+    alive after Ctrl-C until stdin closed. A daemon thread does not, as long as it holds no
+    lock the interpreter needs while it shuts down: hence ``os.read`` on the descriptor, never
+    ``sys.stdin.buffer`` (whose lock a blocked read holds).
     """
 
-    def __init__(self, stream: BinaryIO, *, limit: int = MAX_MESSAGE_BYTES) -> None:
-        self._stream = stream
+    def __init__(self, read: Callable[[int], bytes], size: int) -> None:
+        self._read = read
+        self._size = size
+        self._asks: queue.SimpleQueue[tuple[asyncio.AbstractEventLoop, asyncio.Future[bytes]]]
+        self._asks = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    async def read(self) -> bytes:
+        """The next bytes available, at most ``size`` of them; ``b""`` at the end."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[bytes] = loop.create_future()
+        self._asks.put((loop, answer))
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._serve, name="runvil-mcp-stdin", daemon=True
+            )
+            self._thread.start()
+        return await answer
+
+    def _serve(self) -> None:
+        while True:
+            loop, answer = self._asks.get()
+            try:
+                data = self._read(self._size)
+            except Exception as exc:  # a closed or broken stream: the reader sees it raised
+                loop.call_soon_threadsafe(_settle, answer, None, exc)
+            else:
+                loop.call_soon_threadsafe(_settle, answer, data, None)
+
+
+def _settle(
+    answer: asyncio.Future[bytes], data: bytes | None, exc: BaseException | None
+) -> None:
+    if answer.done():  # the reader was cancelled (the server is stopping)
+        return
+    if exc is not None:
+        answer.set_exception(exc)
+    else:
+        assert data is not None
+        answer.set_result(data)
+
+
+class FrameReader:
+    """The lines read with ``read`` that are JSON-RPC messages, as text, for the SDK's stdio
+    server.
+
+    ``read(n)`` is a blocking read of at most ``n`` bytes (``b""`` at the end), such as
+    ``functools.partial(os.read, 0)``; it runs on a daemon thread, 64 KiB at a time. Iterated
+    with ``async for``; every other line is answered through ``answer`` (set before the first
+    line arrives: :meth:`attach`) and skipped.
+    """
+
+    def __init__(self, read: Callable[[int], bytes], *, limit: int = MAX_MESSAGE_BYTES) -> None:
+        self._reads = _DaemonReads(read, _CHUNK)
         self._limit = limit
         self._answer: Answer | None = None
         self._attached = anyio.Event()
+        self._chunk = b""
+        self._pos = 0
         self._eof = False
 
     def attach(self, answer: Answer) -> None:
@@ -255,33 +312,44 @@ class FrameReader:
                 assert self._answer is not None
                 await self._answer(verdict)
 
+    async def _piece(self) -> tuple[bytes, bool] | None:
+        """The rest of the current line from the data at hand (reading more when none is left)
+        and whether the line ends there; None at the end of the stream."""
+        if self._pos >= len(self._chunk):
+            if self._eof:
+                return None
+            self._chunk, self._pos = await self._reads.read(), 0
+            if not self._chunk:
+                self._eof = True
+                return None
+        newline = self._chunk.find(b"\n", self._pos)
+        if newline < 0:
+            piece, self._pos = self._chunk[self._pos :], len(self._chunk)
+            return piece, False
+        piece, self._pos = self._chunk[self._pos : newline], newline + 1
+        return piece, True
+
     async def _next_verdict(self) -> str | types.JSONRPCError | None:
         line = bytearray()
         scanner: TopLevelId | None = None
         while True:
-            if self._eof:
-                raise StopAsyncIteration
-            chunk: bytes = await anyio.to_thread.run_sync(
-                self._stream.readline, _CHUNK, abandon_on_cancel=True
-            )
-            if not chunk:
-                self._eof = True
-                if scanner is None and line:
-                    return judge(bytes(line))
+            got = await self._piece()
+            if got is None:  # the end of the stream; a last line needs no newline
                 if scanner is not None:
                     return self._too_long(scanner)
+                if line:
+                    return judge(bytes(line))
                 raise StopAsyncIteration
-            ended = chunk.endswith(b"\n")
-            body = chunk[:-1] if ended else chunk
+            piece, ended = got
             if scanner is not None:
-                scanner.feed(body)
-            elif len(line) + len(body) > self._limit:
+                scanner.feed(piece)
+            elif len(line) + len(piece) > self._limit:
                 scanner = TopLevelId()
                 scanner.feed(bytes(line))
-                scanner.feed(body)
+                scanner.feed(piece)
                 line = bytearray()
             else:
-                line += body
+                line += piece
             if ended:
                 if scanner is not None:
                     return self._too_long(scanner)

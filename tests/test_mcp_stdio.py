@@ -8,6 +8,7 @@ import io
 import json
 import random
 import signal
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -151,6 +152,11 @@ async def test_lines_are_found_whatever_pieces_the_pipe_delivers() -> None:
     reader.attach(answer)
     assert [line async for line in reader] == [ping.decode()] * 3
     assert answers == [NOT_JSON, BATCH]
+    for _ in range(100):  # the reading thread ends with the stream
+        if "runvil-mcp-stdin" not in {t.name for t in threading.enumerate()}:
+            break
+        await asyncio.sleep(0.01)
+    assert "runvil-mcp-stdin" not in {t.name for t in threading.enumerate()}
 
 
 async def test_the_last_line_needs_no_newline() -> None:

@@ -253,14 +253,18 @@ class _DaemonReads:
         return await answer
 
     def _serve(self) -> None:
+        """Answer read requests until the stream ends or breaks; then the thread ends (a later
+        request would find no thread, but the reader asks for nothing after the end)."""
         while True:
             loop, answer = self._asks.get()
             try:
                 data = self._read(self._size)
             except Exception as exc:  # a closed or broken stream: the reader sees it raised
                 loop.call_soon_threadsafe(_settle, answer, None, exc)
-            else:
-                loop.call_soon_threadsafe(_settle, answer, data, None)
+                return
+            loop.call_soon_threadsafe(_settle, answer, data, None)
+            if not data:
+                return
 
 
 def _settle(

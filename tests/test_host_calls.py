@@ -252,6 +252,10 @@ async def test_dispatch_accepts_the_raw_json_text(fakes: Fakes) -> None:
         )
         empty = await box.dispatch("web_fetch", "")
         assert empty.text == envelope("web_fetch: missing url argument", NONCE)
+        deep = await box.dispatch("web_fetch", '{"url": ' + "[" * 100_000 + "]" * 100_000 + "}")
+        assert deep.text == envelope("web_fetch: missing url argument", NONCE)
+        huge = await box.dispatch("web_fetch", '{"url": "u", "max_chars": ' + "9" * 5000 + "}")
+        assert huge.text == envelope("web_fetch: missing url argument", NONCE)
 
 
 async def test_unknown_name_with_nothing_offered(fakes: Fakes) -> None:

@@ -145,7 +145,7 @@ ATTACKS: dict[str, tuple[str, tuple[RunErrorKind | str, str]]] = {
     # Huge and malformed tool arguments.
     "a 10 MB url": (
         "return tools.call('web/fetch', {url = string.rep('a', 1e7)})",
-        (RunErrorKind.Tool, "tool call failure: invalid url"),
+        (RunErrorKind.Tool, "tool call failure: web_fetch: url is longer than 8192 characters"),
     ),
     "a 10 MB search query": (
         "return tools.call('web/search', {query = string.rep('q', 1e7)})",

@@ -11,37 +11,75 @@ What a client sees:
 * a result (a fetch success, a soft fetch failure, a search result list) is one text content
   block, wrapped in the untrusted envelope unless the server runs with ``--no-envelope``;
 * a hard failure is a result with ``isError: true`` whose one text block is the exact message
-  (``url must not contain userinfo``), not enveloped, because it is runvil's own text;
-* an unknown tool name is a protocol error (the MCP spec's rule for "errors in finding the tool").
+  (``url must not contain userinfo``), not enveloped, because it is runvil's own text; a message
+  that can carry third-party text (``host {host} has no allowed address``, where a redirect chose
+  the host; a search backend's error body: ``ToolError.untrusted``) is enveloped like a result;
+* an unknown tool name is a protocol error (the MCP spec's rule for "errors in finding the tool");
+* a call past the server's limits (calls running at once, argument bytes they hold) is refused
+  at once with ``isError: true`` and the server's own message, before it reaches the tool.
+
+The transports bound what a client can make the server hold: one message is at most 4 MiB on
+both (stdio lines: :mod:`runvil._faces.mcp_stdio`, which also answers every malformed line with
+its JSON-RPC error; HTTP bodies: :mod:`runvil._faces.mcp_http`, which also checks ``Host`` and
+``Origin`` on every bind against the address bound).
 
 One nonce per MCP session: stdio serves one session per process; streamable HTTP keys the nonce
-by the ``Mcp-Session-Id`` header; a sessionless (2026-07-28 single-exchange) request is a run of
-its own and gets a fresh nonce. Reference: ``docs/mcp.md``.
+by the ``Mcp-Session-Id`` header of a handshake-era request (the SDK has checked that the session
+exists); a sessionless (2026-07-28 single-exchange) request is a run of its own and gets a fresh
+nonce, whatever ``Mcp-Session-Id`` it carries. Reference: ``docs/mcp.md``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import ipaddress
+import os
 import socket
 import sys
 from collections import OrderedDict
-from typing import Any
+from typing import Any, cast
 
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from runvil import __version__
+from runvil._envelope import envelope
 from runvil._faces.config import ConfigError
 from runvil._faces.wiring import MCP_FORMS, Wiring
 from runvil._host import Host, Run, ToolObject
 from runvil.errors import ToolError
 
-__all__ = ["INVALID_PARAMS", "WebToolServer", "serve"]
+__all__ = [
+    "ARGUMENT_BUDGET",
+    "INVALID_PARAMS",
+    "MAX_CALLS_IN_FLIGHT",
+    "WebToolServer",
+    "argument_size",
+    "serve",
+]
 
 INVALID_PARAMS = -32602
 _MAX_SESSIONS = 10_000
+#: Tool calls the server runs at once, over all sessions. Each holds a fetch (up to its 8 MiB
+#: body and its rendering) or a search; the cap is what makes "how much can clients make this
+#: server hold" a number. An agent rarely runs more than a handful at once.
+MAX_CALLS_IN_FLIGHT = 128
+#: Characters of arguments the running calls hold between them (as :func:`argument_size`
+#: counts them): a call may carry up to a 4 MiB message of keys the tool ignores, and 128 of
+#: those must not add up to half a gigabyte.
+ARGUMENT_BUDGET = 32 * 1024 * 1024
+TOO_MANY_CALLS = (
+    f"runvil mcp: busy: {MAX_CALLS_IN_FLIGHT} tool calls are running, the most this server "
+    "runs at once; try again when one has finished"
+)
+TOO_MUCH_ARGUMENT_DATA = (
+    f"runvil mcp: busy: the running tool calls hold {ARGUMENT_BUDGET // (1024 * 1024)} MiB of "
+    "arguments, the most this server holds at once; try again when one has finished"
+)
 #: Closing tasks of evicted session runs, kept referenced until they finish.
 _background: set[asyncio.Future[None]] = set()
 
@@ -81,6 +119,8 @@ class WebToolServer:
         ]
         self._process_run: Run | None = None
         self._session_runs: OrderedDict[str, Run] = OrderedDict()
+        self._calls = 0
+        self._argument_chars = 0
         self.server: Server[Any] = Server(
             "runvil",
             version=__version__,
@@ -102,14 +142,27 @@ class WebToolServer:
         if tool is None:
             raise MCPError(INVALID_PARAMS, f"unknown tool: {params.name}")
         args = dict(params.arguments or {})
-        run, ephemeral = self._run_for(ctx)
+        size = argument_size(args)
+        if self._calls >= MAX_CALLS_IN_FLIGHT:
+            return _error_result(TOO_MANY_CALLS)
+        if self._argument_chars + size > ARGUMENT_BUDGET:
+            return _error_result(TOO_MUCH_ARGUMENT_DATA)
+        self._calls += 1
+        self._argument_chars += size
         try:
-            text = await run.call(tool, args, envelope=self.use_envelope)
-        except ToolError as err:
-            return _error_result(err.message)
+            run, ephemeral = self._run_for(ctx)
+            try:
+                text = await run.call(tool, args, envelope=self.use_envelope)
+            except ToolError as err:
+                if getattr(err, "untrusted", False) and self.use_envelope:
+                    return _error_result(envelope(err.message, run.nonce))
+                return _error_result(err.message)
+            finally:
+                if ephemeral:
+                    await run.aclose()
         finally:
-            if ephemeral:
-                await run.aclose()
+            self._calls -= 1
+            self._argument_chars -= size
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
     def _run_for(self, ctx: ServerRequestContext[Any]) -> tuple[Run, bool]:
@@ -122,7 +175,11 @@ class WebToolServer:
             return self._process_run, False
         headers = getattr(request, "headers", None)
         session_id = headers.get("mcp-session-id") if headers is not None else None
-        if not session_id:
+        version = headers.get("mcp-protocol-version") if headers is not None else None
+        if not session_id or (version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS):
+            # No session, or a 2026-07-28 exchange: the SDK serves those without looking at
+            # Mcp-Session-Id, so the header is only the client's word, and another session's
+            # id must not lend this request that session's run (nor grow the table).
             return self.host.run(), True
         run = self._session_runs.get(session_id)
         if run is None:
@@ -148,10 +205,25 @@ class WebToolServer:
 
     # -- transports -----------------------------------------------------------------------
     async def run_stdio(self) -> None:
-        """Serve one client over stdin/stdout until it disconnects."""
-        from mcp.server.stdio import stdio_server
+        """Serve one client over stdin/stdout until it disconnects.
 
-        async with stdio_server() as (read, write):
+        The SDK's transport writes; :class:`~runvil._faces.mcp_stdio.FrameReader` reads, so a
+        line is at most 4 MiB and every malformed line gets its JSON-RPC error answer."""
+        import anyio
+        from mcp.server.stdio import stdio_server
+        from mcp.shared.message import SessionMessage
+
+        from runvil._faces.mcp_stdio import FrameReader
+
+        reader = FrameReader(functools.partial(os.read, sys.stdin.fileno()))
+        async with stdio_server(stdin=cast(Any, reader)) as (read, write):
+
+            async def answer(error: types.JSONRPCError) -> None:
+                # Once the server has stopped, nobody is left to answer.
+                with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    await write.send(SessionMessage(error))
+
+            reader.attach(answer)
             await self.server.run(read, write, self.server.create_initialization_options())
 
     async def run_http(self, host: str, port: int, *, announce: bool = True) -> None:
@@ -159,10 +231,15 @@ class WebToolServer:
 
         Port 0 picks a free port; the address actually bound is printed on stderr
         (``runvil mcp: serving http://127.0.0.1:40123/mcp``) so a supervisor or a test can read it.
+        Every request's ``Host`` and ``Origin`` are checked against the address bound, whatever
+        it is (:class:`~runvil._faces.mcp_http.Audience`); a bind that is not loopback prints a
+        warning first.
         """
         import uvicorn
+        from mcp.server.transport_security import TransportSecuritySettings
 
-        app = self.server.streamable_http_app(host=host)
+        from runvil._faces.mcp_http import MAX_CONNECTIONS, MAX_REQUEST_BYTES, Audience, HttpGuard
+
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -173,15 +250,23 @@ class WebToolServer:
             sock.close()
             raise ConfigError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
         sock.setblocking(False)
-        bound = sock.getsockname()[1]
+        address, bound = sock.getsockname()[:2]
         shown = f"[{host}]" if ":" in host else host
+        # The SDK's own Host check covers three names on any port; runvil's guard covers every
+        # bind, on the bound port, so the SDK's is turned off rather than run twice.
+        app = self.server.streamable_http_app(
+            host=host,
+            max_request_body_size=MAX_REQUEST_BYTES,
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        )
+        guarded = HttpGuard(app, Audience.for_bind(host, str(address), bound))
         config = uvicorn.Config(
-            app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2,
-            backlog=1024,
+            guarded, log_level="warning", lifespan="on", timeout_graceful_shutdown=2,
+            backlog=1024, limit_concurrency=MAX_CONNECTIONS,
         )
         server = uvicorn.Server(config)
         if announce:
-            if not _is_loopback(host):
+            if not _is_loopback(str(address)):
                 print(
                     f"runvil mcp: warning: {host} is not a loopback address; anyone who can "
                     "reach it can make this machine fetch and search for them",
@@ -194,13 +279,39 @@ class WebToolServer:
             sock.close()
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
+def _is_loopback(address: str) -> bool:
+    """Whether the address a socket is bound to is loopback (127.0.0.0/8, ``::1``, or an
+    IPv4-mapped loopback address)."""
     try:
-        return ipaddress.ip_address(host).is_loopback
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
         return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped.is_loopback
+    return ip.is_loopback
+
+
+def argument_size(value: Any) -> int:
+    """About how many characters a call's decoded JSON arguments hold: string and key lengths,
+    and 8 for every other value. Walked without recursion (the JSON parser has already bounded
+    the depth), in time linear in the arguments, which were just parsed in linear time."""
+    total = 0
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, dict):
+            total += 8
+            for key, inner in item.items():
+                total += len(key) if isinstance(key, str) else 8
+                pending.append(inner)
+        elif isinstance(item, list | tuple):
+            total += 8
+            pending.extend(item)
+        else:
+            total += 8
+    return total
 
 
 def _error_result(message: str) -> types.CallToolResult:

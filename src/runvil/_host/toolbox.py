@@ -116,8 +116,10 @@ class Toolbox:
         if isinstance(args, str | bytes):
             try:
                 args = json.loads(args) if args.strip() else {}
-            except ValueError:
-                args = {}  # not an argument object: the tool names what is missing
+            except (ValueError, RecursionError):
+                # Not an argument object (nesting too deep for the parser included): the tool
+                # names what is missing.
+                args = {}
         try:
             text = await self._run.call(offered.tool, args, envelope=True)
         except ToolError as err:

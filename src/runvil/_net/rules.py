@@ -61,14 +61,17 @@ class PublicWeb:
 
     Its verdicts are remembered per answer: the table is fixed and its verdict on an address
     never changes, so an answer seen once need not be judged again. An answer with any blocked
-    address is never remembered, so its debug log lines are written on every lookup.
+    address is never remembered, so its debug log lines are written on every lookup. The memo is
+    bounded by count and by entry size: a name is the model's choice and its answer its DNS
+    server's, which can list thousands of addresses; such an answer is judged every time.
     """
 
-    __slots__ = ("_all_allowed", "_limit")
+    __slots__ = ("_all_allowed", "_limit", "_longest")
 
-    def __init__(self, limit: int = 4096) -> None:
+    def __init__(self, limit: int = 4096, longest: int = 16) -> None:
         self._all_allowed: set[tuple[str, ...]] = set()
         self._limit = limit
+        self._longest = longest
 
     def allowed(self, host: str, answers: Sequence[str]) -> tuple[str, ...]:
         key = tuple(answers)
@@ -77,6 +80,8 @@ class PublicWeb:
         allowed = allowed_addresses(host, key)
         if len(allowed) != len(key):
             return tuple(allowed)
+        if len(key) > self._longest:
+            return key
         if len(self._all_allowed) >= self._limit:
             self._all_allowed.clear()
         self._all_allowed.add(key)

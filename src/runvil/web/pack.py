@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from runvil._pack import PackContext, Requirement
 from runvil.tools import ToolImplementation
+from runvil.web.fetch.arguments import MAX_URL_CHARS
+from runvil.web.search.arguments import MAX_QUERY_CHARS
 
 if TYPE_CHECKING:
     from runvil._net import Network
@@ -43,8 +45,10 @@ CONFIG_KEY = "web"
 #: The Host-wide service every web search runs through.
 SEARCH_SERVICE = "search-provider"
 
-#: The argument each network tool's approval prompt shows.
-_APPROVAL_ARGUMENT = {"fetch": "url", "search": "query"}
+#: The argument each network tool's approval prompt shows, and the length past which the tool
+#: refuses it (``web_fetch: url is longer than 8192 characters``, ``web_search: query exceeds
+#: 400 characters``): such a call cannot go out, so nobody is asked about it.
+_APPROVAL_ARGUMENT = {"fetch": ("url", MAX_URL_CHARS), "search": ("query", MAX_QUERY_CHARS)}
 
 
 class WebTools:
@@ -116,15 +120,16 @@ class WebPack:
     def approval_detail(self, tool_name: str, args: Mapping[str, Any]) -> str | None:
         """The URL or query an approval prompt shows, or ``None`` when the call carries none.
 
-        A call without a string ``url`` / ``query`` is refused by the tool itself before any
-        network access, so it needs no approval: the user is never asked about a call that
-        cannot go out.
+        A call without a string ``url`` / ``query``, or with one longer than the tool accepts,
+        is refused by the tool itself before any network access, so it needs no approval: the
+        user is never asked about a call that cannot go out (nor shown a megabyte of it).
         """
-        key = _APPROVAL_ARGUMENT.get(tool_name)
-        if key is None:
+        shown = _APPROVAL_ARGUMENT.get(tool_name)
+        if shown is None:
             return None
+        key, longest = shown
         value = args.get(key)
-        return value if isinstance(value, str) else None
+        return value if isinstance(value, str) and len(value) <= longest else None
 
     async def aclose(self) -> None:
         """Close the tools' connections, if they were built."""

@@ -2,8 +2,20 @@
 
 The arguments are one JSON object from Lua, a model or an MCP client. Only ``url``, ``max_chars``
 and ``raw`` are read; any other key is ignored, and JSON ``null`` means the key is absent. The
-checks run in the spec's order (url, max_chars, raw) and report only the first failure, each with
-its exact ``web_fetch:`` message and kind InvalidArguments.
+checks run in the spec's order (url, max_chars, raw), then the url's length, and report only the
+first failure, each with its exact ``web_fetch:`` message and kind InvalidArguments.
+
+Why a length cap. Nothing else bounds what a caller may put in ``url``, and every later step
+keeps a copy: the WHATWG parse, the request line, the HTTP library's per-URL caches (yarl keeps
+the last 128 URLs it built), the result's provenance line and any message that names the URL.
+A URL longer than :data:`MAX_URL_CHARS` is refused before any of that runs. The figure is the
+request-line limit the web's servers enforce in practice (nginx and Apache answer 414 past about
+8 KB; RFC 9110 asks for at least 8,000 octets), so a longer URL would rarely fetch anyway, while
+the long URLs people do follow (tracking redirects, signed download links, search-result links)
+are a few hundred to a few thousand characters. The check comes after the three argument checks
+so that each of their messages still answers exactly the inputs it answers in the seed: a call
+with a long url and a bad ``max_chars`` still reads ``web_fetch: max_chars must be a positive
+integer``.
 """
 
 from __future__ import annotations
@@ -16,6 +28,10 @@ from runvil.errors import ToolError, ToolErrorKind
 MISSING_URL = "web_fetch: missing url argument"
 BAD_MAX_CHARS = "web_fetch: max_chars must be a positive integer"
 BAD_RAW = "web_fetch: raw must be a boolean"
+#: The longest ``url`` a call may pass, in characters (code points, as Python and Lua's
+#: ``utf8.len`` count them).
+MAX_URL_CHARS = 8192
+URL_TOO_LONG = f"web_fetch: url is longer than {MAX_URL_CHARS} characters"
 
 MAX_CHARS_DESCRIPTION = (
     "Maximum number of characters of text to return for this call. Clamped to the configured "
@@ -83,4 +99,7 @@ def parse_arguments(arguments: object, ceiling: int) -> FetchRequest:
         raw = False
     elif not isinstance(raw, bool):
         raise ToolError(ToolErrorKind.InvalidArguments, BAD_RAW)
+
+    if len(url) > MAX_URL_CHARS:
+        raise ToolError(ToolErrorKind.InvalidArguments, URL_TOO_LONG)
     return FetchRequest(url=url, max_chars=limit, raw=raw)

@@ -77,7 +77,10 @@ def unknown_charset(display: str, label: str) -> SoftFailure:
 
 
 def no_allowed_address(host: str) -> ToolError:
-    return ToolError(ToolErrorKind.InvalidArguments, f"host {host} has no allowed address")
+    """Untrusted: on a redirect hop, ``host`` is whatever name the page chose."""
+    return ToolError(
+        ToolErrorKind.InvalidArguments, f"host {host} has no allowed address", untrusted=True
+    )
 
 
 def task_did_not_finish() -> ToolError:

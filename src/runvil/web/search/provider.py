@@ -60,12 +60,15 @@ class ProviderError(KindedError):
 
     It has :class:`~runvil.ToolError`'s shape (``kind``, ``message``, ``str``, ``repr``) without
     being one: a provider error that escaped the tool must not pass for the tool's own failure.
+
+    ``untrusted`` marks a message that quotes the backend's own text (its error body, its
+    engine names); the tool's ``ToolError`` keeps the mark, and faces envelope such messages.
     """
 
-    def __init__(self, kind: ToolErrorKind, message: str) -> None:
+    def __init__(self, kind: ToolErrorKind, message: str, *, untrusted: bool = False) -> None:
         if kind not in (ToolErrorKind.Transport, ToolErrorKind.Backend):
             raise ValueError(f"ProviderError kind must be Transport or Backend, not {kind.value}")
-        super().__init__(kind, message)
+        super().__init__(kind, message, untrusted=untrusted)
 
 
 @runtime_checkable

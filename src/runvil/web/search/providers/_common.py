@@ -214,8 +214,11 @@ def escape_controls(text: str) -> str:
 
 
 def backend_error(status: int, detail: str) -> ProviderError:
-    """``backend returned {status}: {detail}`` (Backend), ``detail`` already quoted/escaped."""
-    return ProviderError(ToolErrorKind.Backend, f"backend returned {status}: {detail}")
+    """``backend returned {status}: {detail}`` (Backend), ``detail`` already quoted/escaped.
+    Untrusted: ``detail`` is the backend's own text."""
+    return ProviderError(
+        ToolErrorKind.Backend, f"backend returned {status}: {detail}", untrusted=True
+    )
 
 
 def unreadable_error(status: int) -> ProviderError:

@@ -76,7 +76,9 @@ class GatewayProvider:
                 raise unreadable_error(response.status)
             quoted = quote_body(response.body, self._secrets)
             raise ProviderError(
-                ToolErrorKind.Backend, f"backend returned {response.status}: {quoted}"
+                ToolErrorKind.Backend,
+                f"backend returned {response.status}: {quoted}",
+                untrusted=True,
             )
         assert response.body is not None
         try:

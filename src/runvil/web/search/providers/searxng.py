@@ -119,8 +119,8 @@ def parse_results(document: Any) -> list[SearchResult]:
     if not results:
         failed = _unresponsive(document.get("unresponsive_engines"))
         if failed:
-            raise ProviderError(
-                ToolErrorKind.Backend, f"search engines did not respond: {failed}"
+            raise ProviderError(  # untrusted: the engine names are the instance's text
+                ToolErrorKind.Backend, f"search engines did not respond: {failed}", untrusted=True
             )
     return results
 

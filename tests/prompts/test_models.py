@@ -200,6 +200,7 @@ async def test_error_status_is_a_model_failure_without_the_key(
     ("body", "problem"),
     [
         ("not json", "answered with something that is not JSON"),
+        ("[" * 100_000 + "]" * 100_000, "answered with something that is not JSON"),
         ('{"choices": []}', "malformed response from {url} (list index out of range)"),
     ],
 )
@@ -591,3 +592,12 @@ async def test_a_key_in_the_endpoint_url_is_redacted_from_messages() -> None:
     assert caught.value.message == (
         f"model writer: {served}/[redacted]/v1/chat/completions answered HTTP 500: down"
     )
+
+
+def test_tool_call_arguments_nested_past_the_parser_read_as_no_arguments() -> None:
+    """Arguments a model sent nested deeper than the JSON parser goes become ``{}`` in an
+    Anthropic request, like any other text that is not an argument object."""
+    from runvil.prompts.models import _arguments_object
+
+    assert _arguments_object("[" * 100_000 + "]" * 100_000) == {}
+    assert _arguments_object('{"url": "https://example.com/"}') == {"url": "https://example.com/"}

@@ -318,7 +318,7 @@ class ChatClient:
             raise self._fail(f"{ep.url} answered HTTP {status}: {_quote(text, self._secrets)}")
         try:
             return json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting deeper than the parser's
             raise self._fail(f"{ep.url} answered with something that is not JSON") from None
 
     async def _exchange(self, payload: bytes, headers: Mapping[str, str]) -> tuple[int, bytes]:
@@ -450,7 +450,7 @@ def _openai_reply(data: Any) -> Reply:
 def _arguments_object(text: Any) -> Any:
     try:
         value = json.loads(text) if isinstance(text, str) and text.strip() else {}
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
 

@@ -75,6 +75,10 @@ class SearchSettings:
     api_key: str | None = None
     url: str | None = None
     allow_private: bool = False
+    private_hosts: tuple[str, ...] = ()
+    """The operator's named private hosts (``[fetch] private_hosts``): a SearXNG or gateway URL
+    whose host and port are listed may be on a private address and use ``http``, as with
+    ``allow_private``."""
 
 
 def provider_from_settings(
@@ -100,10 +104,15 @@ def provider_from_settings(
         return p.TavilyProvider(_needed(settings.api_key, name, "an API key"), network=network)
     if name == "searxng":
         url = _needed(settings.url, name, "a URL")
-        return p.SearxngProvider(url, allow_private=settings.allow_private, network=network)
+        return p.SearxngProvider(
+            url,
+            allow_private=settings.allow_private,
+            network=network,
+            private_hosts=settings.private_hosts,
+        )
     if name == "gateway":
         url, key = _needed(settings.url, name, "a URL"), _needed(settings.api_key, name, "a key")
-        return p.GatewayProvider(url, key, network=network)
+        return p.GatewayProvider(url, key, network=network, private_hosts=settings.private_hosts)
     raise ValueError(f"unknown search provider {name!r}")
 
 

@@ -285,16 +285,24 @@ _provider_option = click.option(
 )
 
 
-def _setting_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The options of every SETTINGS row that declares one, for every command that reads the
-    configuration; their values reach :func:`load_config` as flags (``None``: not given)."""
-    for setting in reversed(SETTINGS):
-        if setting.option is not None and setting.flag is not None:
+def _setting_options(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The options of every SETTINGS row that declares one, for the command ``name`` (every
+    command that reads the configuration has them, unless a row names its commands); their
+    values reach :func:`load_config` as flags (``None``: not given)."""
+
+    def add(command: Callable[..., Any]) -> Callable[..., Any]:
+        for setting in reversed(SETTINGS):
+            if setting.option is None or setting.flag is None:
+                continue
+            if setting.commands is not None and name not in setting.commands:
+                continue
             command = click.option(
                 setting.option, setting.flag, default=None, metavar=setting.metavar,
                 help=setting.help or f"Sets {setting.key} for this run.",
             )(command)
-    return command
+        return command
+
+    return add
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -316,7 +324,7 @@ def cli(ctx: click.Context, config_path: str | None) -> None:
 @click.option("--max-chars", type=int, default=None, help="Characters to return (1..40000).")
 @click.option("--raw", is_flag=True, default=False, help="Render the whole page, not the article.")
 @click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
-@_setting_options
+@_setting_options("fetch")
 @_config_option
 @click.pass_context
 def fetch(
@@ -346,7 +354,7 @@ def fetch(
 @click.option("--exclude-site", multiple=True, metavar="DOMAIN", help="Drop DOMAIN (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
 @_provider_option
-@_setting_options
+@_setting_options("search")
 @_config_option
 @click.pass_context
 def search(
@@ -376,7 +384,7 @@ def search(
 @cli.command(name="config")
 @click.option("--json", "as_json", is_flag=True, help="Print the configuration as JSON.")
 @_provider_option
-@_setting_options
+@_setting_options("config")
 @_config_option
 @click.pass_context
 def config_command(
@@ -416,6 +424,11 @@ def _config_text(data: Mapping[str, Any]) -> str:
         lines.append("[fetch]")
         for key, value in data["fetch"].items():
             line(key, value, f"fetch.{key}")
+    if data.get("mcp"):
+        lines.append("")
+        lines.append("[mcp]")
+        for key, value in data["mcp"].items():
+            line(key, value, f"mcp.{key}")
     lines.append("")
     lines.append("[models]")
     for role, spec in data["models"].items():
@@ -443,7 +456,7 @@ def _config_text(data: Mapping[str, Any]) -> str:
 @click.option("--approval", default=None, metavar="auto|ask|deny",
               help="How web tool calls are approved.")
 @_provider_option
-@_setting_options
+@_setting_options("run")
 @_config_option
 @click.pass_context
 def run(
@@ -480,7 +493,7 @@ def run(
 @click.option("--no-web", is_flag=True, default=False, help="Serve without the web tools.")
 @click.option("--approval", default=None, metavar="auto|deny", help="auto (default) or deny.")
 @_provider_option
-@_setting_options
+@_setting_options("mcp")
 @_config_option
 @click.pass_context
 def mcp(

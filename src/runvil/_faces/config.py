@@ -107,6 +107,60 @@ def _as_str(value: Any, where: str) -> str:
     raise ConfigError(f"{where} must be a non-empty string, not {value!r}")
 
 
+# -- the operator's network and tools: parsers -------------------------------------------------
+
+
+def _as_names(value: Any, where: str) -> tuple[str, ...]:
+    """A list of names: a TOML array of strings, or (from a variable or a flag) one string of
+    names separated by commas or spaces."""
+    if isinstance(value, str):
+        return tuple(part for part in value.replace(",", " ").split() if part)
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return tuple(v.strip() for v in value if v.strip())
+    raise ConfigError(f"{where} must be a list of names, not {value!r}")
+
+
+def _as_private_hosts(value: Any, where: str) -> tuple[str, ...]:
+    from runvil._net.hostnames import PrivateHosts
+
+    try:
+        return PrivateHosts.parse(_as_names(value, where), setting=where).entries
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+
+
+def _domains(value: Any, where: str) -> tuple[str, ...]:
+    from runvil.web.fetch.policy import domain_entry
+
+    try:
+        return tuple(domain_entry(entry, where) for entry in _as_names(value, where))
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+
+
+def _as_user_agent(value: Any, where: str) -> str:
+    text = _as_str(value, where)
+    if any(ord(c) < 0x20 or ord(c) == 0x7F or ord(c) > 0x7E for c in text):
+        raise ConfigError(f"{where} must be printable ASCII (an HTTP header value)")
+    return text
+
+
+#: The tools ``runvil mcp`` can serve, by their MCP names.
+MCP_TOOLS: tuple[str, ...] = ("web_fetch", "web_search")
+
+
+def _as_tools(value: Any, where: str) -> tuple[str, ...]:
+    names = _as_names(value, where)
+    if not names:
+        raise ConfigError(f"{where} must name at least one of {', '.join(MCP_TOOLS)}")
+    for name in names:
+        if name not in MCP_TOOLS:
+            raise ConfigError(
+                f"{where}: unknown tool {name!r} (known: {', '.join(MCP_TOOLS)})"
+            )
+    return tuple(dict.fromkeys(names))
+
+
 # -- the settings table ------------------------------------------------------------------------
 
 
@@ -133,6 +187,9 @@ class Setting:
     hand, because their options differ between commands (``--no-web``, ``--no-envelope``)."""
     metavar: str = "VALUE"
     help: str = ""
+    commands: tuple[str, ...] | None = None
+    """The commands whose command line has ``option`` (``None``: every command that reads the
+    configuration)."""
 
 
 #: Every plain setting, in the order they are resolved (so the first bad one is reported).
@@ -143,6 +200,30 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("envelope", ("RUNVIL_ENVELOPE",), _as_bool, True, flag="envelope"),
     Setting("approval", ("RUNVIL_APPROVAL",), _choice(APPROVAL_MODES), "auto", flag="approval"),
     Setting("web", ("RUNVIL_WEB",), _as_bool, True, flag="web"),
+    # -- the operator's network and tools (docs/company-network.md) --------------------------
+    Setting(
+        "fetch.user_agent", ("RUNVIL_FETCH_USER_AGENT",), _as_user_agent, None,
+        flag="user_agent", option="--user-agent", policy="user_agent", metavar="TEXT",
+        help="The User-Agent header every fetch sends (default: harness-webfetch/0.0).",
+        commands=("fetch", "run", "mcp", "config"),
+    ),
+    Setting(
+        "fetch.private_hosts", ("RUNVIL_FETCH_PRIVATE_HOSTS",), _as_private_hosts, None,
+        policy="private_hosts",
+    ),
+    Setting(
+        "fetch.allowed_domains", ("RUNVIL_FETCH_ALLOWED_DOMAINS",), _domains, None,
+        policy="allowed_domains",
+    ),
+    Setting(
+        "fetch.blocked_domains", ("RUNVIL_FETCH_BLOCKED_DOMAINS",), _domains, None,
+        policy="blocked_domains",
+    ),
+    Setting(
+        "mcp.tools", ("RUNVIL_MCP_TOOLS",), _as_tools, None, flag="mcp_tools",
+        option="--tools", metavar="NAMES", commands=("mcp", "config"),
+        help="The tools to serve, comma-separated: web_fetch, web_search (default: both).",
+    ),
 )
 
 _SEARCH_KEYS = (
@@ -195,6 +276,8 @@ class Config:
     providers: Mapping[str, ModelProvider] = field(default_factory=dict)
     packs: Mapping[str, Any] = field(default_factory=dict)
     fetch: Mapping[str, Any] = field(default_factory=dict)
+    mcp_tools: tuple[str, ...] | None = None
+    """``[mcp] tools``: the tools ``runvil mcp`` serves (``None``: not set)."""
     file: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
 
@@ -358,6 +441,8 @@ class _Layers:
             self.sources[setting.key] = "default"
             return setting.default
         self.sources[setting.key] = got[1]
+        if got[1] == "flag" and setting.option is not None:
+            return setting.parse(got[0], setting.option)
         return setting.parse(got[0], self.where(got[1], setting.key))
 
 
@@ -525,7 +610,12 @@ def describe(config: Config) -> dict[str, Any]:
         "sources": dict(config.sources),
     }
     if config.fetch:
-        described["fetch"] = dict(config.fetch)
+        described["fetch"] = {
+            key: list(value) if isinstance(value, tuple) else value
+            for key, value in config.fetch.items()
+        }
+    if config.mcp_tools is not None:
+        described["mcp"] = {"tools": list(config.mcp_tools)}
     if config.packs:
         described["packs"] = dict(config.packs)
     return described

@@ -72,32 +72,33 @@ class PrivateHosts:
         self._wild: tuple[tuple[str, int | None], ...] = ()
 
     @classmethod
-    def parse(cls, entries: Iterable[str]) -> PrivateHosts:
-        """Read a list of entries. Raises ``ValueError`` naming the first bad entry and why."""
+    def parse(cls, entries: Iterable[str], *, setting: str = "private_hosts") -> PrivateHosts:
+        """Read a list of entries. Raises ``ValueError`` naming the first bad entry and why
+        (``{setting} entry 'x' ...``: the caller says where the list came from)."""
         if isinstance(entries, str):
-            raise ValueError("private_hosts must be a list of host names, not one string")
+            raise ValueError(f"{setting} must be a list of host names, not one string")
         hosts = cls()
         exact: dict[str, set[int]] = {}
         wild: list[tuple[str, int | None]] = []
         written: list[str] = []
         for entry in entries:
             if not isinstance(entry, str):
-                raise ValueError(f"private_hosts entry {entry!r} is not a string")
+                raise ValueError(f"{setting} entry {entry!r} is not a string")
             match = _ENTRY.fullmatch(entry.strip())
             if match is None:
                 raise ValueError(
-                    f"private_hosts entry {entry!r} must read NAME, *.NAME, NAME:PORT or "
+                    f"{setting} entry {entry!r} must read NAME, *.NAME, NAME:PORT or "
                     "*.NAME:PORT"
                 )
             try:
                 name = normal_host(match["name"])
             except ValueError as err:
-                raise ValueError(f"private_hosts entry {entry!r} is {err}") from None
+                raise ValueError(f"{setting} entry {entry!r} is {err}") from None
             port: int | None = None
             if match["port"] is not None:
                 port = int(match["port"])
                 if not 0 < port < 65536:
-                    raise ValueError(f"private_hosts entry {entry!r} has a port out of range")
+                    raise ValueError(f"{setting} entry {entry!r} has a port out of range")
             shown = ("*." if match["wild"] else "") + name + (f":{port}" if port else "")
             if shown not in written:
                 written.append(shown)

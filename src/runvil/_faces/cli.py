@@ -227,8 +227,14 @@ def _error(message: str) -> None:
         _write(message, err=True)
 
 
-def _finish(outcome: Outcome, as_json: bool, render: Callable[[str], None] | None) -> NoReturn:
-    """Print an outcome the way the CLI promises and exit with its code."""
+def _finish(
+    outcome: Outcome,
+    as_json: bool,
+    render: Callable[[str], None] | None,
+    hints: Sequence[str] = (),
+) -> NoReturn:
+    """Print an outcome the way the CLI promises and exit with its code. ``hints`` follow the
+    message on stderr (never with ``--json``)."""
     if as_json:
         _write(outcome.as_json())
     elif outcome.ok:
@@ -240,6 +246,9 @@ def _finish(outcome: Outcome, as_json: bool, render: Callable[[str], None] | Non
         _write(terminal_safe(outcome.text) if _stdout_is_tty() else outcome.text)
     else:
         _error(outcome.text)
+    if not as_json:
+        for hint in hints:
+            _write(terminal_safe(hint) if _stderr_is_tty() else hint, err=True)
     sys.exit(outcome.exit_code)
 
 
@@ -337,10 +346,16 @@ def fetch(
         args["max_chars"] = max_chars
     if raw:
         args["raw"] = True
+    from runvil._faces.hints import fetch_hints, watch_blocked
+
     with _failures():
         wiring = _wiring(ctx, config_path, **settings)
-        outcome = _run(run_fetch(args, wiring), spinner=f"Fetching {url}")
-    _finish(outcome, as_json, _render_fetch_tty)
+        with watch_blocked() as blocked:
+            outcome = _run(run_fetch(args, wiring), spinner=f"Fetching {url}")
+        hints = [] if outcome.ok else fetch_hints(
+            url, outcome.text, blocked, wiring.policy.private_hosts
+        )
+    _finish(outcome, as_json, _render_fetch_tty, hints)
 
 
 @cli.command()

@@ -138,6 +138,12 @@ class PrivateHosts:
                 return True
         return False
 
+    def names(self, host: str) -> bool:
+        """Whether ``host`` is listed on any port (for explaining a refusal, never for
+        admitting one: :meth:`match` decides that)."""
+        name = host[:-1] if host.endswith(".") else host
+        return name in self._exact or any(name.endswith(suffix) for suffix, _ in self._wild)
+
 
 #: The empty list: nothing is a private host (the default everywhere).
 NO_PRIVATE_HOSTS = PrivateHosts()

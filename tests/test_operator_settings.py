@@ -188,3 +188,97 @@ async def test_runvil_config_shows_the_network_settings(
     assert (data["fetch"], data["mcp"]) == (
         {"private_hosts": ["wiki.corp.example"]}, {"tools": ["web_fetch"]}
     )
+
+
+# --- the egress proxy ---------------------------------------------------------------------
+
+
+def test_the_proxy_is_masked_wherever_the_configuration_is_shown(tmp_path: Path) -> None:
+    write(tmp_path / "runvil.toml",
+          '[fetch]\nproxy = "http://alice:pa55word@proxy.corp.example:3128"\n')
+    cfg = load(tmp_path)
+    assert wire(cfg).policy.proxy == "http://alice:pa55word@proxy.corp.example:3128"
+    shown = describe(cfg)
+    assert shown["fetch"] == {"proxy": "http://********@proxy.corp.example:3128"}
+    assert "pa55word" not in repr(shown) and "alice" not in repr(shown)
+    assert "pa55word" not in repr(wire(cfg).policy)
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"RUNVIL_FETCH_PROXY": "https://alice:pa55word@proxy:3128"},
+         'RUNVIL_FETCH_PROXY: the proxy must be an http:// URL with a host '
+         '(http://[user:password@]host[:port]), "env" or "none"'),
+        ({"RUNVIL_SEARCH_PROXY": "http://alice:pa55word@proxy:3128/x"},
+         'RUNVIL_SEARCH_PROXY: the proxy must be an http:// URL with a host '
+         '(http://[user:password@]host[:port]), "env" or "none", with no path'),
+        ({"RUNVIL_FETCH_PROXY": "env", "HTTPS_PROXY": "socks5://alice:pa55word@proxy:1080"},
+         'HTTPS_PROXY: the proxy must be an http:// URL with a host '
+         '(http://[user:password@]host[:port]), "env" or "none" (read because a proxy setting '
+         'is "env")'),
+    ],
+)
+def test_a_bad_proxy_setting_never_quotes_its_value(
+    tmp_path: Path, env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load(tmp_path, **env)
+    assert str(caught.value) == message
+
+
+def test_environment_proxies_are_read_only_for_env(tmp_path: Path) -> None:
+    cfg = load(tmp_path, HTTPS_PROXY="socks5://nonsense", HTTP_PROXY="::")
+    assert wire(cfg).policy.proxy is None
+
+
+def test_search_takes_the_fetch_proxy_unless_it_has_its_own(tmp_path: Path) -> None:
+    proxy = "http://proxy.corp.example:3128"
+    inherited = wire(load(tmp_path, RUNVIL_FETCH_PROXY=proxy)).search_provider()
+    assert inherited is not None and inherited._egress._proxies is not None  # type: ignore[attr-defined]
+    direct = wire(
+        load(tmp_path, RUNVIL_FETCH_PROXY=proxy, RUNVIL_SEARCH_PROXY="none")
+    ).search_provider()
+    assert direct is not None and direct._egress._proxies is None  # type: ignore[attr-defined]
+    own = load(tmp_path, RUNVIL_SEARCH_PROXY="http://u:p@search-proxy.example:8080")
+    assert wire(own).policy.proxy is None
+    provider = wire(own).search_provider()
+    assert provider is not None and provider._egress._proxies is not None  # type: ignore[attr-defined]
+    assert describe(own)["search"]["proxy"] == "http://********@search-proxy.example:8080"
+    none = wire(load(tmp_path)).search_provider()
+    assert none is not None and none._egress._proxies is None  # type: ignore[attr-defined]
+
+
+async def test_runvil_fetch_through_the_configured_proxy(
+    internet: FakeInternet, tmp_path: Path
+) -> None:
+    from tests.faces_helpers import hello_text, site_app
+    from tests.fixtures.proxy import ConnectProxy
+
+    await internet.serve(site_app())
+    proxy = await ConnectProxy(internet, authorization="Basic YWxpY2U6cGE1NXdvcmQ=").start()
+    try:
+        env = child_env(write_seam(internet, tmp_path), tmp_path)
+        work = tmp_path / "project"
+        work.mkdir()
+        write(work / "runvil.toml",
+              f'[fetch]\nproxy = "http://alice:pa55word@127.0.0.1:{proxy.port}"\n')
+        assert await run_cli("fetch", "https://example.com/hello.txt", env=env, cwd=work) == (
+            0, hello_text() + "\n", "",
+        )
+        assert proxy.targets == ["93.184.216.34:443"]
+        code, out, err = await run_cli("config", env=env, cwd=work)
+        assert code == 0 and "pa55word" not in out + err and "alice" not in out + err
+        assert f'proxy = "http://********@127.0.0.1:{proxy.port}"' in out
+        proxy.refuse = 403
+        proxy.authorization = None
+        code, out, err = await run_cli("fetch", "https://example.com/hello.txt", env=env,
+                                       cwd=work)
+        assert (code, out, err) == (
+            1,
+            "fetch failed for https://example.com/hello.txt: the network's proxy refused the "
+            "connection; try a different URL\n",
+            "",
+        )
+    finally:
+        await proxy.stop()

@@ -121,10 +121,10 @@ def _as_names(value: Any, where: str) -> tuple[str, ...]:
 
 
 def _as_private_hosts(value: Any, where: str) -> tuple[str, ...]:
-    from runvil._net.hostnames import PrivateHosts
+    from runvil.web.fetch.settings import check_private_hosts
 
     try:
-        return PrivateHosts.parse(_as_names(value, where), setting=where).entries
+        return check_private_hosts(_as_names(value, where), where)
     except ValueError as err:
         raise ConfigError(str(err)) from None
 
@@ -143,6 +143,15 @@ def _as_user_agent(value: Any, where: str) -> str:
     if any(ord(c) < 0x20 or ord(c) == 0x7F or ord(c) > 0x7E for c in text):
         raise ConfigError(f"{where} must be printable ASCII (an HTTP header value)")
     return text
+
+
+def _as_proxy(value: Any, where: str) -> str | None:
+    from runvil.web.fetch.settings import check_proxy
+
+    try:
+        return check_proxy(value)
+    except ValueError as err:  # never quotes the value: it may hold a password
+        raise ConfigError(f"{where}: {err}") from None
 
 
 #: The tools ``runvil mcp`` can serve, by their MCP names.
@@ -220,6 +229,10 @@ SETTINGS: tuple[Setting, ...] = (
         policy="blocked_domains",
     ),
     Setting(
+        "fetch.proxy", ("RUNVIL_FETCH_PROXY",), _as_proxy, None, policy="proxy",
+    ),
+    Setting("search.proxy", ("RUNVIL_SEARCH_PROXY",), _as_proxy, None),
+    Setting(
         "mcp.tools", ("RUNVIL_MCP_TOOLS",), _as_tools, None, flag="mcp_tools",
         option="--tools", metavar="NAMES", commands=("mcp", "config"),
         help="The tools to serve, comma-separated: web_fetch, web_search (default: both).",
@@ -278,6 +291,9 @@ class Config:
     fetch: Mapping[str, Any] = field(default_factory=dict)
     mcp_tools: tuple[str, ...] | None = None
     """``[mcp] tools``: the tools ``runvil mcp`` serves (``None``: not set)."""
+    search_proxy: str | None = None
+    """``[search] proxy`` (``None``: direct, or not set; then search takes ``[fetch] proxy``,
+    as ``sources`` tells)."""
     file: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
 
@@ -289,6 +305,13 @@ class Config:
             return BUILTIN_MODEL_PROVIDERS[name]
         known = sorted(set(self.providers) | set(BUILTIN_MODEL_PROVIDERS))
         raise ConfigError(f"unknown model provider {name!r} (known: {', '.join(known)})")
+
+
+def _shown_proxy(value: str | None) -> str:
+    """A proxy setting as ``runvil config`` shows it: credentials masked, ``none`` for direct."""
+    from runvil.web.fetch.settings import shown_proxy
+
+    return shown_proxy(value) or "none"
 
 
 def masked(secret: str | None) -> str | None:
@@ -571,6 +594,7 @@ def load_config(
                 fetch[setting.policy] = value
         else:
             values[setting.key.replace(".", "_")] = value
+    _check_env_proxies(fetch.get("proxy"), values.get("search_proxy"), env)
     providers = _providers(layers)
     models = _models(layers, flags.get("models") or {})
     packs = dict(layers.file_value("packs") or {})
@@ -586,6 +610,21 @@ def load_config(
     return config
 
 
+def _check_env_proxies(
+    fetch_proxy: str | None, search_proxy: str | None, env: Mapping[str, str]
+) -> None:
+    """A proxy setting of ``"env"`` reads ``HTTPS_PROXY`` and friends: check them now, so a bad
+    one stops the command before anything runs (naming the variable, never its value)."""
+    if "env" not in (fetch_proxy, search_proxy):
+        return
+    from runvil.web.fetch.settings import check_env_proxies
+
+    try:
+        check_env_proxies(env)
+    except ValueError as err:
+        raise ConfigError(f"{err} (read because a proxy setting is \"env\")") from None
+
+
 def describe(config: Config) -> dict[str, Any]:
     """The effective configuration as plain data with every secret masked (``runvil config``)."""
     search: dict[str, Any] = {"provider": config.search.provider}
@@ -595,6 +634,8 @@ def describe(config: Config) -> dict[str, Any]:
         search["url"] = config.search.url
     if config.search.allow_private:
         search["allow_private"] = True
+    if config.sources.get("search.proxy", "default") != "default":
+        search["proxy"] = _shown_proxy(config.search_proxy)
     providers = {
         name: {"api": p.api, "base_url": p.base_url, "api_key_env": p.api_key_env}
         for name, p in config.providers.items()
@@ -611,7 +652,8 @@ def describe(config: Config) -> dict[str, Any]:
     }
     if config.fetch:
         described["fetch"] = {
-            key: list(value) if isinstance(value, tuple) else value
+            key: _shown_proxy(value) if key == "proxy"
+            else list(value) if isinstance(value, tuple) else value
             for key, value in config.fetch.items()
         }
     if config.mcp_tools is not None:

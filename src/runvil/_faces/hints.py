@@ -22,7 +22,11 @@ import logging
 import re
 from collections.abc import Iterator
 
-from runvil._net.addresses import INVALID, private_host_may_use
+from runvil.web.fetch.settings import (
+    INVALID_ADDRESS,
+    listed_on_any_port,
+    may_serve_a_private_host,
+)
 
 __all__ = ["fetch_hints", "watch_blocked"]
 
@@ -89,14 +93,13 @@ def _redirected_into(url: str, host: str, private_hosts: tuple[str, ...]) -> boo
     (the first URL's own host is judged by its port, and was not listed on it)."""
     if not private_hosts:
         return False
-    from runvil._net.hostnames import PrivateHosts
     from runvil.web.fetch.admission import UrlRefused, admit_url
 
     try:
         first = admit_url(url).host
     except UrlRefused:
         return False
-    return first.rstrip(".") != host.rstrip(".") and PrivateHosts.parse(private_hosts).names(host)
+    return first.rstrip(".") != host.rstrip(".") and listed_on_any_port(private_hosts, host)
 
 
 def _with_scheme(url: str) -> str | None:
@@ -121,11 +124,13 @@ def _address_hints(
     if not dropped:
         return [f"hint: {host} resolved to no address"]
     shown = ", ".join(
-        f"{address} (not an IP address)" if cidr == INVALID else f"{address} (in {cidr})"
+        f"{address} (not an IP address)" if cidr == INVALID_ADDRESS else f"{address} (in {cidr})"
         for address, cidr in dict.fromkeys(dropped)
     )
     hints = [f"hint: {host} resolved only to addresses runvil does not fetch: {shown}"]
-    internal = any(cidr != INVALID and private_host_may_use(address) for address, cidr in dropped)
+    internal = any(
+        cidr != INVALID_ADDRESS and may_serve_a_private_host(address) for address, cidr in dropped
+    )
     if internal and not redirected:
         hints.append(
             "hint: to fetch a host on your own network, name it in private_hosts under [fetch] "

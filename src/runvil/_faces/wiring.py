@@ -87,6 +87,13 @@ class Wiring:
                 settings = dataclasses.replace(
                     settings, private_hosts=tuple(self.policy.private_hosts)
                 )
+            # Search takes [search] proxy when it is set (to "none" too), else the fetch's.
+            if self.config.sources.get("search.proxy", "default") != "default":
+                proxy = self.config.search_proxy
+            else:
+                proxy = self.policy.proxy
+            if proxy is not None:
+                settings = dataclasses.replace(settings, proxy=proxy)
             try:
                 self._provider = provider_from_settings(settings, network=self.network)
             except ValueError as err:

@@ -8,9 +8,10 @@ Python, and an operator sets fields through ``runvil.toml``, the environment or 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from runvil._net.hostnames import PrivateHosts, normal_host
+from runvil._net.proxy import proxy_setting
 
 #: What the spec allows under the default policy; not configurable because no Pack may loosen it.
 ALLOWED_SCHEMES: frozenset[str] = frozenset({"https"})
@@ -45,6 +46,11 @@ class FetchPolicy:
     """When not empty, only hosts equal to or below one of these domains are fetched."""
     blocked_domains: tuple[str, ...] = ()
     """Hosts equal to or below one of these domains are never fetched."""
+    proxy: str | None = field(default=None, repr=False)
+    """The egress proxy: ``http://[user:password@]host:port``, or ``"env"`` to read
+    ``HTTPS_PROXY`` and friends (ignored otherwise). Each hop is still resolved and judged here;
+    the proxy only ever gets a CONNECT to an approved address (docs/company-network.md). Kept
+    out of ``repr``: it may hold a password."""
 
     def __post_init__(self) -> None:
         for name in ("private_hosts", "allowed_domains", "blocked_domains"):
@@ -53,6 +59,7 @@ class FetchPolicy:
                 raise ValueError(f"{name} must be a list of host names, not {value!r}")
             object.__setattr__(self, name, tuple(value))
         PrivateHosts.parse(self.private_hosts)
+        object.__setattr__(self, "proxy", proxy_setting(self.proxy))
         for name in ("allowed_domains", "blocked_domains"):
             for entry in getattr(self, name):
                 domain_entry(entry, name)

@@ -29,6 +29,7 @@ from types import TracebackType
 import aiohttp
 
 from runvil._net import Network
+from runvil._net.proxy import Proxies
 from runvil.errors import ToolError, ToolErrorKind
 from runvil.tools import Tool
 from runvil.web.fetch import failures
@@ -66,6 +67,7 @@ class WebFetch:
         self.policy = policy if policy is not None else FetchPolicy()
         self.network = network if network is not None else Network()
         self._rules = host_rules(self.policy)
+        self._proxies = Proxies(self.policy.proxy, self.network) if self.policy.proxy else None
         self.tool = Tool(
             id=TOOL_ID, description=DESCRIPTION, parameters=parameters_schema(self.policy.max_chars)
         )
@@ -148,7 +150,9 @@ class WebFetch:
                 # A session belongs to the loop it was made in, and one left behind by another
                 # loop cannot be closed from this one: let it go without a close that would fail.
                 session.detach()
-            session = self._session = open_fetch_session(self.network, self.policy)
+            session = self._session = open_fetch_session(
+                self.network, self.policy, self._proxies
+            )
             self._loop = loop
         return session
 

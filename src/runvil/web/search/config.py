@@ -79,6 +79,9 @@ class SearchSettings:
     """The operator's named private hosts (``[fetch] private_hosts``): a SearXNG or gateway URL
     whose host and port are listed may be on a private address and use ``http``, as with
     ``allow_private``."""
+    proxy: str | None = None
+    """The egress proxy search requests go through (``[search] proxy``, else ``[fetch] proxy``):
+    a proxy URL or ``"env"``; ``None`` is direct."""
 
 
 def provider_from_settings(
@@ -96,12 +99,15 @@ def provider_from_settings(
     name = settings.provider
     if name == "none":
         return None
+    proxy = settings.proxy
     if name == "duckduckgo":
-        return p.DuckDuckGoProvider(network=network)
+        return p.DuckDuckGoProvider(network=network, proxy=proxy)
     if name == "brave":
-        return p.BraveProvider(_needed(settings.api_key, name, "an API key"), network=network)
+        key = _needed(settings.api_key, name, "an API key")
+        return p.BraveProvider(key, network=network, proxy=proxy)
     if name == "tavily":
-        return p.TavilyProvider(_needed(settings.api_key, name, "an API key"), network=network)
+        key = _needed(settings.api_key, name, "an API key")
+        return p.TavilyProvider(key, network=network, proxy=proxy)
     if name == "searxng":
         url = _needed(settings.url, name, "a URL")
         return p.SearxngProvider(
@@ -109,10 +115,13 @@ def provider_from_settings(
             allow_private=settings.allow_private,
             network=network,
             private_hosts=settings.private_hosts,
+            proxy=proxy,
         )
     if name == "gateway":
         url, key = _needed(settings.url, name, "a URL"), _needed(settings.api_key, name, "a key")
-        return p.GatewayProvider(url, key, network=network, private_hosts=settings.private_hosts)
+        return p.GatewayProvider(
+            url, key, network=network, private_hosts=settings.private_hosts, proxy=proxy
+        )
     raise ValueError(f"unknown search provider {name!r}")
 
 

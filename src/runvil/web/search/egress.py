@@ -16,7 +16,9 @@ the guarded egress of :mod:`runvil._net` under the endpoint-locked admission rul
 * the connection is made by the same guarded connector as every fetch: it dials only the
   approved addresses (routed with ``network.route``), checks every socket's destination as a
   last line, and TLS verifies the real host name;
-* no proxy from the environment, no cookies, a body bounded after decompression (a small
+* no proxy from the environment (the operator's ``proxy`` is a parameter: the endpoint is still
+  resolved and approved here, and the proxy only gets a CONNECT to the approved address, see
+  :mod:`runvil._net.proxy`), no cookies, a body bounded after decompression (a small
   compressed answer cannot inflate past the cap), and one deadline for the whole exchange,
   retry included.
 
@@ -60,6 +62,7 @@ from runvil._net.body import BodyTooLarge, read_bounded
 from runvil._net.connector import open_session, send
 from runvil._net.decoding import ACCEPT_ENCODING, BodyDecodeError, UnsupportedEncoding
 from runvil._net.hostnames import PrivateHosts
+from runvil._net.proxy import Proxies, ProxyRefused, proxy_setting
 from runvil.errors import ToolErrorKind
 from runvil.web.search.provider import ProviderError, parse_endpoint
 
@@ -144,6 +147,7 @@ class Egress:
         allow_private: bool = False,
         allow_http: bool = False,
         private_hosts: PrivateHosts | Iterable[str] = (),
+        proxy: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         max_bytes: int = 1_048_576,
@@ -160,6 +164,8 @@ class Egress:
         self.rule = EndpointLocked(
             self.endpoints, private=self.private, schemes=self.schemes, logger=log
         )
+        checked = proxy_setting(proxy)
+        self._proxies = Proxies(checked, self.network) if checked else None
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self.max_bytes = max_bytes
@@ -242,6 +248,7 @@ class Egress:
                 hdrs.USER_AGENT: self.user_agent,
             },
             connect_timeout=self.connect_timeout,
+            proxies=self._proxies,
         )
 
     async def _permit(self, host: str, port: int, deadline: float) -> DialPermit:
@@ -281,6 +288,12 @@ class Egress:
                     response = await send(
                         session, target, headers, method=method, body=body, retry_dropped=False
                     )
+        except ProxyRefused as refused:
+            log.warning(
+                "search endpoint %s: the proxy refused the tunnel (status %d)", host,
+                refused.status,
+            )
+            raise _request_failed() from None
         except aiohttp.ClientConnectorCertificateError:
             log.warning("search endpoint %s: certificate verification failed", host)
             raise _request_failed() from None

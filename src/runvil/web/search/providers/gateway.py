@@ -46,6 +46,7 @@ class GatewayProvider:
         allow_private: bool = False,
         timeout: float = DEADLINE,
         private_hosts: Iterable[str] = (),
+        proxy: str | None = None,
     ) -> None:
         if not key or not key.strip():
             raise ValueError("the gateway key must not be empty")
@@ -63,6 +64,7 @@ class GatewayProvider:
             allow_private=allow_private,
             allow_http=allow_private,
             private_hosts=listed,
+            proxy=proxy,
             timeout=timeout,
             max_bytes=MAX_RESPONSE_BYTES,
         )

@@ -58,6 +58,7 @@ class SearxngProvider:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         private_hosts: Iterable[str] = (),
+        proxy: str | None = None,
     ) -> None:
         listed = PrivateHosts.parse(private_hosts)
         parsed, endpoint = endpoint_url(
@@ -74,6 +75,7 @@ class SearxngProvider:
             allow_private=allow_private,
             allow_http=allow_private,
             private_hosts=listed,
+            proxy=proxy,
             timeout=timeout,
         )
 

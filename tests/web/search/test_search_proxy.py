@@ -93,3 +93,11 @@ async def test_a_keyed_provider_through_the_proxy_keeps_its_key_from_the_proxy(
     assert await WebSearch(provider).call({"query": "q"}) == '{"query":"q","results":[]}'
     assert tunnel.targets == ["34.120.0.55:443"]
     assert all("brave-key-123" not in head for head in tunnel.heads)
+
+
+def test_the_settings_never_show_the_proxy_password() -> None:
+    settings = SearchSettings("duckduckgo", proxy="http://alice:pa55word@proxy.corp:3128")
+    assert "pa55word" not in repr(settings) and "alice" not in repr(settings)
+    provider = provider_from_settings(settings)
+    assert provider is not None
+    assert "pa55word" not in repr(provider._egress._proxies)  # type: ignore[attr-defined]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -79,9 +79,10 @@ class SearchSettings:
     """The operator's named private hosts (``[fetch] private_hosts``): a SearXNG or gateway URL
     whose host and port are listed may be on a private address and use ``http``, as with
     ``allow_private``."""
-    proxy: str | None = None
+    proxy: str | None = field(default=None, repr=False)
     """The egress proxy search requests go through (``[search] proxy``, else ``[fetch] proxy``):
-    a proxy URL or ``"env"``; ``None`` is direct."""
+    a proxy URL or ``"env"``; ``None`` is direct. Kept out of ``repr``: it may hold a
+    password."""
 
 
 def provider_from_settings(

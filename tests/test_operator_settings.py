@@ -282,3 +282,29 @@ async def test_runvil_fetch_through_the_configured_proxy(
         )
     finally:
         await proxy.stop()
+
+
+async def test_user_agent_flag_on_mcp(env: dict[str, str]) -> None:
+    from mcp import Client
+
+    from runvil import unwrap
+    from tests.faces_helpers import start_mcp_http, stop
+
+    proc, url = await start_mcp_http(env, "--user-agent", "mcp-agent/7")
+    try:
+        async with Client(url, cache=None) as client:
+            page = await client.call_tool("web_fetch", {"url": "https://example.com/ua"})
+    finally:
+        await stop(proc)
+    assert unwrap(page.content[0].text).endswith("\n\nmcp-agent/7")
+
+
+async def test_user_agent_flag_on_run(env: dict[str, str], tmp_path: Path) -> None:
+    from runvil import unwrap
+    from tests.test_cli_run import FETCH_PAGE
+
+    file = tmp_path / "ua.md"
+    file.write_text(FETCH_PAGE.replace("{url}", "https://example.com/ua"), encoding="utf-8")
+    code, out, err = await run_cli("run", str(file), "--user-agent", "run-agent/2", env=env)
+    assert (code, err) == (0, "")
+    assert unwrap(out.removesuffix("\n")).endswith("\n\nrun-agent/2")

@@ -17,11 +17,11 @@ suggestion (``unknown key search.provder; did you mean search.provider?``): a ty
 
 **Adding a setting** is one row in :data:`SETTINGS`: its ``runvil.toml`` key, its environment
 variables, its flag (the CLI option's destination, with ``option="--name"`` the option itself,
-added to every command) and its parser. A row with ``policy=FIELD``
-sets that :class:`~runvil.web.FetchPolicy` field (collected in :attr:`Config.fetch` and applied
-by :func:`runvil._faces.wiring.wire`); any other row also needs a :class:`Config` field named
-after its key. The unknown-key check and ``runvil config`` follow the table. The reference is
-``docs/configuration.md``.
+added to every command, or to the ``commands`` the row names) and its parser. A row with
+``policy=FIELD`` sets that :class:`~runvil.web.FetchPolicy` field (collected in
+:attr:`Config.fetch` and applied by :func:`runvil._faces.wiring.wire`); any other row also needs
+a :class:`Config` field named after its key. The unknown-key check and ``runvil config``
+follow the table. The reference is ``docs/configuration.md``.
 """
 
 from __future__ import annotations

@@ -226,3 +226,20 @@ async def test_the_note_on_stderr(env: dict[str, str]) -> None:
         "runvil mcp: no search provider is configured (search.provider is none); "
         "serving web_fetch only\n"
     )
+
+
+def test_the_web_pack_narrowed_to_its_fetch_needs_no_provider() -> None:
+    from runvil import Host
+    from runvil.web import web_pack
+
+    narrowed = Host(packs=[web_pack(provider=None, tools=("fetch",))])
+    assert list(narrowed.tools) == ["web/fetch"]
+    assert narrowed.packs["web"].reason is None
+    whole = Host(packs=[web_pack(provider=None)])
+    assert whole.packs["web"].reason == (
+        "web needs runvil/search-provider, and this host provides none"
+    )
+    with pytest.raises(ValueError):
+        web_pack(provider=None, tools=("crawl",))
+    with pytest.raises(ValueError):
+        web_pack(provider=None, tools=())

@@ -112,7 +112,10 @@ class WebPack:
     ) -> None:
         unknown = [name for name in tools if name not in TOOL_NAMES]
         if unknown or not tools:
-            raise ValueError(f"the web Pack's tools are {', '.join(TOOL_NAMES)}, not {unknown}")
+            raise ValueError(
+                f"the web Pack's tools are {', '.join(TOOL_NAMES)}; "
+                f"tools={tuple(tools)!r} names {'none of them' if not tools else unknown}"
+            )
         self.provider = provider
         self.network = network
         self.policy = policy

@@ -244,8 +244,8 @@ def test_a_provider_that_refuses_its_url_is_a_configuration_error(tmp_path: Path
         ('[providers.local]\nbase_ur = "http://127.0.0.1:1/v1"\n',
          "{path}: unknown key providers.local.base_ur; did you mean providers.local.base_url?"),
         ("colour = 1\n",
-         "{path}: unknown key colour; known: approval, envelope, models, packs, providers, "
-         "search, web"),
+         "{path}: unknown key colour; known: approval, envelope, fetch, mcp, models, packs, "
+         "providers, search, web"),
         ('search = "brave"\n', "{path}: search must be a table"),
         ('models = "openai:gpt"\n', '{path}: models must be a table of ROLE = "PROVIDER:MODEL"'),
         ("[providers]\nlocal = 1\n", "{path}: providers.local must be a table"),
@@ -280,9 +280,11 @@ def test_tables_of_the_user_s_own_keys_take_any_key(tmp_path: Path) -> None:
          "RUNVIL_SEARCH_PROVIDER?"),
         ({"RUNVIL_TEST_NETWORK": "/tmp/network.json"},
          "unknown environment variable RUNVIL_TEST_NETWORK; known: RUNVIL_APPROVAL, "
-         "RUNVIL_CONFIG, RUNVIL_DEBUG, RUNVIL_ENVELOPE, RUNVIL_MODEL_{ROLE}, "
+         "RUNVIL_CONFIG, RUNVIL_DEBUG, RUNVIL_ENVELOPE, RUNVIL_FETCH_ALLOWED_DOMAINS, "
+         "RUNVIL_FETCH_BLOCKED_DOMAINS, RUNVIL_FETCH_PRIVATE_HOSTS, RUNVIL_FETCH_PROXY, "
+         "RUNVIL_FETCH_USER_AGENT, RUNVIL_MCP_TOOLS, RUNVIL_MODEL_{ROLE}, "
          "RUNVIL_SEARCH_GATEWAY_KEY, RUNVIL_SEARCH_GATEWAY_URL, RUNVIL_SEARCH_PROVIDER, "
-         "RUNVIL_SEARXNG_ALLOW_PRIVATE, RUNVIL_WEB"),
+         "RUNVIL_SEARCH_PROXY, RUNVIL_SEARXNG_ALLOW_PRIVATE, RUNVIL_WEB"),
     ],
 )
 def test_unknown_runvil_variables_are_refused(

@@ -227,8 +227,14 @@ def _error(message: str) -> None:
         _write(message, err=True)
 
 
-def _finish(outcome: Outcome, as_json: bool, render: Callable[[str], None] | None) -> NoReturn:
-    """Print an outcome the way the CLI promises and exit with its code."""
+def _finish(
+    outcome: Outcome,
+    as_json: bool,
+    render: Callable[[str], None] | None,
+    hints: Sequence[str] = (),
+) -> NoReturn:
+    """Print an outcome the way the CLI promises and exit with its code. ``hints`` follow the
+    message on stderr (never with ``--json``)."""
     if as_json:
         _write(outcome.as_json())
     elif outcome.ok:
@@ -240,6 +246,9 @@ def _finish(outcome: Outcome, as_json: bool, render: Callable[[str], None] | Non
         _write(terminal_safe(outcome.text) if _stdout_is_tty() else outcome.text)
     else:
         _error(outcome.text)
+    if not as_json:
+        for hint in hints:
+            _write(terminal_safe(hint) if _stderr_is_tty() else hint, err=True)
     sys.exit(outcome.exit_code)
 
 
@@ -285,16 +294,24 @@ _provider_option = click.option(
 )
 
 
-def _setting_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The options of every SETTINGS row that declares one, for every command that reads the
-    configuration; their values reach :func:`load_config` as flags (``None``: not given)."""
-    for setting in reversed(SETTINGS):
-        if setting.option is not None and setting.flag is not None:
+def _setting_options(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The options of every SETTINGS row that declares one, for the command ``name`` (every
+    command that reads the configuration has them, unless a row names its commands); their
+    values reach :func:`load_config` as flags (``None``: not given)."""
+
+    def add(command: Callable[..., Any]) -> Callable[..., Any]:
+        for setting in reversed(SETTINGS):
+            if setting.option is None or setting.flag is None:
+                continue
+            if setting.commands is not None and name not in setting.commands:
+                continue
             command = click.option(
                 setting.option, setting.flag, default=None, metavar=setting.metavar,
                 help=setting.help or f"Sets {setting.key} for this run.",
             )(command)
-    return command
+        return command
+
+    return add
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -316,7 +333,7 @@ def cli(ctx: click.Context, config_path: str | None) -> None:
 @click.option("--max-chars", type=int, default=None, help="Characters to return (1..40000).")
 @click.option("--raw", is_flag=True, default=False, help="Render the whole page, not the article.")
 @click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
-@_setting_options
+@_setting_options("fetch")
 @_config_option
 @click.pass_context
 def fetch(
@@ -329,10 +346,16 @@ def fetch(
         args["max_chars"] = max_chars
     if raw:
         args["raw"] = True
+    from runvil._faces.hints import fetch_hints, watch_blocked
+
     with _failures():
         wiring = _wiring(ctx, config_path, **settings)
-        outcome = _run(run_fetch(args, wiring), spinner=f"Fetching {url}")
-    _finish(outcome, as_json, _render_fetch_tty)
+        with watch_blocked() as blocked:
+            outcome = _run(run_fetch(args, wiring), spinner=f"Fetching {url}")
+        hints = [] if outcome.ok else fetch_hints(
+            url, outcome.text, blocked, wiring.policy.private_hosts
+        )
+    _finish(outcome, as_json, _render_fetch_tty, hints)
 
 
 @cli.command()
@@ -346,7 +369,7 @@ def fetch(
 @click.option("--exclude-site", multiple=True, metavar="DOMAIN", help="Drop DOMAIN (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
 @_provider_option
-@_setting_options
+@_setting_options("search")
 @_config_option
 @click.pass_context
 def search(
@@ -376,7 +399,7 @@ def search(
 @cli.command(name="config")
 @click.option("--json", "as_json", is_flag=True, help="Print the configuration as JSON.")
 @_provider_option
-@_setting_options
+@_setting_options("config")
 @_config_option
 @click.pass_context
 def config_command(
@@ -416,6 +439,11 @@ def _config_text(data: Mapping[str, Any]) -> str:
         lines.append("[fetch]")
         for key, value in data["fetch"].items():
             line(key, value, f"fetch.{key}")
+    if data.get("mcp"):
+        lines.append("")
+        lines.append("[mcp]")
+        for key, value in data["mcp"].items():
+            line(key, value, f"mcp.{key}")
     lines.append("")
     lines.append("[models]")
     for role, spec in data["models"].items():
@@ -443,7 +471,7 @@ def _config_text(data: Mapping[str, Any]) -> str:
 @click.option("--approval", default=None, metavar="auto|ask|deny",
               help="How web tool calls are approved.")
 @_provider_option
-@_setting_options
+@_setting_options("run")
 @_config_option
 @click.pass_context
 def run(
@@ -480,7 +508,7 @@ def run(
 @click.option("--no-web", is_flag=True, default=False, help="Serve without the web tools.")
 @click.option("--approval", default=None, metavar="auto|deny", help="auto (default) or deny.")
 @_provider_option
-@_setting_options
+@_setting_options("mcp")
 @_config_option
 @click.pass_context
 def mcp(

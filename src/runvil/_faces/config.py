@@ -17,11 +17,11 @@ suggestion (``unknown key search.provder; did you mean search.provider?``): a ty
 
 **Adding a setting** is one row in :data:`SETTINGS`: its ``runvil.toml`` key, its environment
 variables, its flag (the CLI option's destination, with ``option="--name"`` the option itself,
-added to every command) and its parser. A row with ``policy=FIELD``
-sets that :class:`~runvil.web.FetchPolicy` field (collected in :attr:`Config.fetch` and applied
-by :func:`runvil._faces.wiring.wire`); any other row also needs a :class:`Config` field named
-after its key. The unknown-key check and ``runvil config`` follow the table. The reference is
-``docs/configuration.md``.
+added to every command, or to the ``commands`` the row names) and its parser. A row with
+``policy=FIELD`` sets that :class:`~runvil.web.FetchPolicy` field (collected in
+:attr:`Config.fetch` and applied by :func:`runvil._faces.wiring.wire`); any other row also needs
+a :class:`Config` field named after its key. The unknown-key check and ``runvil config``
+follow the table. The reference is ``docs/configuration.md``.
 """
 
 from __future__ import annotations
@@ -107,6 +107,69 @@ def _as_str(value: Any, where: str) -> str:
     raise ConfigError(f"{where} must be a non-empty string, not {value!r}")
 
 
+# -- the operator's network and tools: parsers -------------------------------------------------
+
+
+def _as_names(value: Any, where: str) -> tuple[str, ...]:
+    """A list of names: a TOML array of strings, or (from a variable or a flag) one string of
+    names separated by commas or spaces."""
+    if isinstance(value, str):
+        return tuple(part for part in value.replace(",", " ").split() if part)
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return tuple(v.strip() for v in value if v.strip())
+    raise ConfigError(f"{where} must be a list of names, not {value!r}")
+
+
+def _as_private_hosts(value: Any, where: str) -> tuple[str, ...]:
+    from runvil.web.fetch.settings import check_private_hosts
+
+    try:
+        return check_private_hosts(_as_names(value, where), where)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+
+
+def _domains(value: Any, where: str) -> tuple[str, ...]:
+    from runvil.web.fetch.policy import domain_entry
+
+    try:
+        return tuple(domain_entry(entry, where) for entry in _as_names(value, where))
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+
+
+def _as_user_agent(value: Any, where: str) -> str:
+    text = _as_str(value, where)
+    if any(ord(c) < 0x20 or ord(c) == 0x7F or ord(c) > 0x7E for c in text):
+        raise ConfigError(f"{where} must be printable ASCII (an HTTP header value)")
+    return text
+
+
+def _as_proxy(value: Any, where: str) -> str | None:
+    from runvil.web.fetch.settings import check_proxy
+
+    try:
+        return check_proxy(value)
+    except ValueError as err:  # never quotes the value: it may hold a password
+        raise ConfigError(f"{where}: {err}") from None
+
+
+#: The tools ``runvil mcp`` can serve, by their MCP names.
+MCP_TOOLS: tuple[str, ...] = ("web_fetch", "web_search")
+
+
+def _as_tools(value: Any, where: str) -> tuple[str, ...]:
+    names = _as_names(value, where)
+    if not names:
+        raise ConfigError(f"{where} must name at least one of {', '.join(MCP_TOOLS)}")
+    for name in names:
+        if name not in MCP_TOOLS:
+            raise ConfigError(
+                f"{where}: unknown tool {name!r} (known: {', '.join(MCP_TOOLS)})"
+            )
+    return tuple(dict.fromkeys(names))
+
+
 # -- the settings table ------------------------------------------------------------------------
 
 
@@ -133,6 +196,9 @@ class Setting:
     hand, because their options differ between commands (``--no-web``, ``--no-envelope``)."""
     metavar: str = "VALUE"
     help: str = ""
+    commands: tuple[str, ...] | None = None
+    """The commands whose command line has ``option`` (``None``: every command that reads the
+    configuration)."""
 
 
 #: Every plain setting, in the order they are resolved (so the first bad one is reported).
@@ -143,6 +209,34 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("envelope", ("RUNVIL_ENVELOPE",), _as_bool, True, flag="envelope"),
     Setting("approval", ("RUNVIL_APPROVAL",), _choice(APPROVAL_MODES), "auto", flag="approval"),
     Setting("web", ("RUNVIL_WEB",), _as_bool, True, flag="web"),
+    # -- the operator's network and tools (docs/company-network.md) --------------------------
+    Setting(
+        "fetch.user_agent", ("RUNVIL_FETCH_USER_AGENT",), _as_user_agent, None,
+        flag="user_agent", option="--user-agent", policy="user_agent", metavar="TEXT",
+        help="The User-Agent header every fetch sends (default: harness-webfetch/0.0).",
+        commands=("fetch", "run", "mcp", "config"),
+    ),
+    Setting(
+        "fetch.private_hosts", ("RUNVIL_FETCH_PRIVATE_HOSTS",), _as_private_hosts, None,
+        policy="private_hosts",
+    ),
+    Setting(
+        "fetch.allowed_domains", ("RUNVIL_FETCH_ALLOWED_DOMAINS",), _domains, None,
+        policy="allowed_domains",
+    ),
+    Setting(
+        "fetch.blocked_domains", ("RUNVIL_FETCH_BLOCKED_DOMAINS",), _domains, None,
+        policy="blocked_domains",
+    ),
+    Setting(
+        "fetch.proxy", ("RUNVIL_FETCH_PROXY",), _as_proxy, None, policy="proxy",
+    ),
+    Setting("search.proxy", ("RUNVIL_SEARCH_PROXY",), _as_proxy, None),
+    Setting(
+        "mcp.tools", ("RUNVIL_MCP_TOOLS",), _as_tools, None, flag="mcp_tools",
+        option="--tools", metavar="NAMES", commands=("mcp", "config"),
+        help="The tools to serve, comma-separated: web_fetch, web_search (default: both).",
+    ),
 )
 
 _SEARCH_KEYS = (
@@ -195,6 +289,11 @@ class Config:
     providers: Mapping[str, ModelProvider] = field(default_factory=dict)
     packs: Mapping[str, Any] = field(default_factory=dict)
     fetch: Mapping[str, Any] = field(default_factory=dict)
+    mcp_tools: tuple[str, ...] | None = None
+    """``[mcp] tools``: the tools ``runvil mcp`` serves (``None``: not set)."""
+    search_proxy: str | None = None
+    """``[search] proxy`` (``None``: direct, or not set; then search takes ``[fetch] proxy``,
+    as ``sources`` tells)."""
     file: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
 
@@ -206,6 +305,13 @@ class Config:
             return BUILTIN_MODEL_PROVIDERS[name]
         known = sorted(set(self.providers) | set(BUILTIN_MODEL_PROVIDERS))
         raise ConfigError(f"unknown model provider {name!r} (known: {', '.join(known)})")
+
+
+def _shown_proxy(value: str | None) -> str:
+    """A proxy setting as ``runvil config`` shows it: credentials masked, ``none`` for direct."""
+    from runvil.web.fetch.settings import shown_proxy
+
+    return shown_proxy(value) or "none"
 
 
 def masked(secret: str | None) -> str | None:
@@ -358,6 +464,8 @@ class _Layers:
             self.sources[setting.key] = "default"
             return setting.default
         self.sources[setting.key] = got[1]
+        if got[1] == "flag" and setting.option is not None:
+            return setting.parse(got[0], setting.option)
         return setting.parse(got[0], self.where(got[1], setting.key))
 
 
@@ -486,6 +594,7 @@ def load_config(
                 fetch[setting.policy] = value
         else:
             values[setting.key.replace(".", "_")] = value
+    _check_env_proxies(fetch.get("proxy"), values.get("search_proxy"), env)
     providers = _providers(layers)
     models = _models(layers, flags.get("models") or {})
     packs = dict(layers.file_value("packs") or {})
@@ -501,6 +610,21 @@ def load_config(
     return config
 
 
+def _check_env_proxies(
+    fetch_proxy: str | None, search_proxy: str | None, env: Mapping[str, str]
+) -> None:
+    """A proxy setting of ``"env"`` reads ``HTTPS_PROXY`` and friends: check them now, so a bad
+    one stops the command before anything runs (naming the variable, never its value)."""
+    if "env" not in (fetch_proxy, search_proxy):
+        return
+    from runvil.web.fetch.settings import check_env_proxies
+
+    try:
+        check_env_proxies(env)
+    except ValueError as err:
+        raise ConfigError(f"{err} (read because a proxy setting is \"env\")") from None
+
+
 def describe(config: Config) -> dict[str, Any]:
     """The effective configuration as plain data with every secret masked (``runvil config``)."""
     search: dict[str, Any] = {"provider": config.search.provider}
@@ -510,6 +634,8 @@ def describe(config: Config) -> dict[str, Any]:
         search["url"] = config.search.url
     if config.search.allow_private:
         search["allow_private"] = True
+    if config.sources.get("search.proxy", "default") != "default":
+        search["proxy"] = _shown_proxy(config.search_proxy)
     providers = {
         name: {"api": p.api, "base_url": p.base_url, "api_key_env": p.api_key_env}
         for name, p in config.providers.items()
@@ -525,7 +651,13 @@ def describe(config: Config) -> dict[str, Any]:
         "sources": dict(config.sources),
     }
     if config.fetch:
-        described["fetch"] = dict(config.fetch)
+        described["fetch"] = {
+            key: _shown_proxy(value) if key == "proxy"
+            else list(value) if isinstance(value, tuple) else value
+            for key, value in config.fetch.items()
+        }
+    if config.mcp_tools is not None:
+        described["mcp"] = {"tools": list(config.mcp_tools)}
     if config.packs:
         described["packs"] = dict(config.packs)
     return described

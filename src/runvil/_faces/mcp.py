@@ -52,6 +52,7 @@ from runvil._faces.config import ConfigError
 from runvil._faces.wiring import MCP_FORMS, Wiring
 from runvil._host import Host, Run, ToolObject
 from runvil.errors import ToolError
+from runvil.web.fetch.policy import FetchPolicy
 
 __all__ = [
     "ARGUMENT_BUDGET",
@@ -97,14 +98,56 @@ def instructions(use_envelope: bool) -> str:
     )
 
 
+def fetch_policy_paragraph(policy: FetchPolicy) -> str:
+    """What a model needs to know about the fetch policy it runs under, as one paragraph of the
+    server's ``instructions``: what it may reach, what comes back and how much.
+
+    Written from the policy the server runs with, so an operator's private hosts and domain
+    lists are stated too; the tools' own messages stay exactly as specified.
+    """
+    parts = [
+        "web_fetch reads the public web over https only: a URL with credentials, an IP address "
+        "as its host, a port other than 443 or 80, or a host that resolves to a private or "
+        "internal address is refused."
+    ]
+    if policy.private_hosts:
+        parts.append(
+            "The operator also allows these hosts of its own network, over http or https: "
+            + ", ".join(policy.private_hosts) + "."
+        )
+    if policy.allowed_domains:
+        parts.append(
+            "Only hosts in these domains are fetched: "
+            + ", ".join(policy.allowed_domains) + "."
+        )
+    if policy.blocked_domains:
+        parts.append(
+            "Hosts in these domains are never fetched: "
+            + ", ".join(policy.blocked_domains) + "."
+        )
+    parts.append(
+        "A page comes back after a three-line header (url: the final URL after redirects; "
+        "truncated: true or false; extraction: readability, raw-html or plain) and a blank line, "
+        f"cut at {policy.max_chars:,} characters (max_chars asks for fewer). HTML is reduced to "
+        "its main content as markdown (raw: true converts the whole page); JSON, XML and plain "
+        "text come back verbatim. A refusal or a failure comes back as one line of text instead "
+        "of a page: read it and try a different URL rather than the same one again."
+    )
+    return " ".join(parts)
+
+
 class WebToolServer:
     """The low-level MCP server over a :class:`~runvil.Host`'s tools.
 
     Each MCP session is one Host run (its own nonce; closing the server ends every run and
     cancels its calls). ``use_envelope`` False serves the bare tool text (``--no-envelope``).
+    ``policy`` is the fetch policy the Host's fetch runs under (``None``: the default), which the
+    ``instructions`` describe.
     """
 
-    def __init__(self, host: Host, *, use_envelope: bool = True) -> None:
+    def __init__(
+        self, host: Host, *, use_envelope: bool = True, policy: FetchPolicy | None = None
+    ) -> None:
         self.host = host
         self.use_envelope = use_envelope
         self.tools: dict[str, ToolObject] = {t.wire_name: t for t in host.tools.values()}
@@ -124,10 +167,18 @@ class WebToolServer:
         self.server: Server[Any] = Server(
             "runvil",
             version=__version__,
-            instructions=instructions(use_envelope),
+            instructions=self._instructions(use_envelope, policy),
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
         )
+
+    def _instructions(self, use_envelope: bool, policy: FetchPolicy | None) -> str:
+        """The server's ``instructions``: what the results are, then (when ``web_fetch`` is
+        served) the fetch policy, as a paragraph of its own."""
+        text = instructions(use_envelope)
+        if "web_fetch" in self.tools:
+            text += "\n\n" + fetch_policy_paragraph(policy or FetchPolicy())
+        return text
 
     # -- handlers -------------------------------------------------------------------------
     async def _list_tools(
@@ -320,6 +371,37 @@ def _error_result(message: str) -> types.CallToolResult:
     )
 
 
+def served_tools(wiring: Wiring) -> tuple[str, ...]:
+    """The web tools ``runvil mcp`` serves, by tool name: ``[mcp] tools`` / ``--tools`` when
+    set, else both, except that with no search provider (``search.provider = "none"``) it is the
+    fetch alone, and stderr says why. Naming ``web_search`` without a provider is an error."""
+    config = wiring.config
+    no_provider = config.search.provider == "none"
+    if config.mcp_tools is None:
+        if not no_provider:
+            return ("fetch", "search")
+        if config.web:
+            print(
+                "runvil mcp: no search provider is configured (search.provider is none); "
+                "serving web_fetch only",
+                file=sys.stderr, flush=True,
+            )
+        return ("fetch",)
+    names = tuple(name.removeprefix("web_") for name in config.mcp_tools)
+    if "search" in names and no_provider:
+        source = config.sources.get("mcp.tools", "")
+        where = (
+            "--tools" if source == "flag"
+            else source[4:] if source.startswith("env:")
+            else f"{source[5:]}: mcp.tools"
+        )
+        raise ConfigError(
+            f"{where} names web_search, but no search provider is configured "
+            "(search.provider is none)"
+        )
+    return names
+
+
 async def serve(wiring: Wiring, *, http: tuple[str, int] | None = None) -> None:
     """``runvil mcp``: serve the configured web tools over stdio or streamable HTTP."""
     config = wiring.config
@@ -329,12 +411,13 @@ async def serve(wiring: Wiring, *, http: tuple[str, int] | None = None) -> None:
             "serving with 'auto'",
             file=sys.stderr, flush=True,
         )
-    async with wiring.host(MCP_FORMS) as host:
+    tools = served_tools(wiring)
+    async with wiring.host(MCP_FORMS, tools=tools) as host:
         pack = host.packs.get("web")
         if pack is not None and pack.reason is not None:
             print(f"runvil mcp: the web Pack is unavailable: {pack.reason}; serving no tools",
                   file=sys.stderr, flush=True)
-        server = WebToolServer(host, use_envelope=config.envelope)
+        server = WebToolServer(host, use_envelope=config.envelope, policy=wiring.policy)
         try:
             if http is None:
                 await server.run_stdio()

@@ -29,6 +29,8 @@ __all__ = ["Wiring", "approver_for", "wire"]
 #: The forms of the web Pack each face serves.
 ALL_FORMS: tuple[str, ...] = ("runvil/web", "promptforge/web")
 MCP_FORMS: tuple[str, ...] = ("runvil/web",)
+#: The web Pack's tools, by tool name.
+WEB_TOOLS: tuple[str, ...] = ("fetch", "search")
 
 _FROM_CONFIG: Any = object()
 
@@ -80,6 +82,18 @@ class Wiring:
             from runvil.web.search.config import provider_from_settings
 
             settings = self.config.search
+            if self.policy.private_hosts:
+                # One list for every egress: a search endpoint it names may be private too.
+                settings = dataclasses.replace(
+                    settings, private_hosts=tuple(self.policy.private_hosts)
+                )
+            # Search takes [search] proxy when it is set (to "none" too), else the fetch's.
+            if self.config.sources.get("search.proxy", "default") != "default":
+                proxy = self.config.search_proxy
+            else:
+                proxy = self.policy.proxy
+            if proxy is not None:
+                settings = dataclasses.replace(settings, proxy=proxy)
             try:
                 self._provider = provider_from_settings(settings, network=self.network)
             except ValueError as err:
@@ -87,27 +101,38 @@ class Wiring:
         provider: SearchProvider | None = self._provider
         return provider
 
-    def web_pack(self) -> WebPack:
-        """The web Pack over this configuration's provider, network and policy."""
+    def web_pack(self, tools: Sequence[str] = WEB_TOOLS) -> WebPack:
+        """The web Pack over this configuration's provider, network and policy; ``tools``
+        narrows it (``("fetch",)`` builds no search provider at all)."""
         from runvil.web.pack import web_pack
 
-        return web_pack(provider=self.search_provider(), network=self.network, policy=self.policy)
+        provider = self.search_provider() if "search" in tools else None
+        return web_pack(
+            provider=provider, network=self.network, policy=self.policy, tools=tools
+        )
 
-    def host(self, forms: Sequence[str] = ALL_FORMS, *, installed: bool = False) -> Host:
-        """The Host a face serves: the web Pack in ``forms`` (none when ``web`` is off) and, with
-        ``installed``, every Pack installed through the ``runvil.packs`` entry points, each given
-        its ``[packs.KEY]`` configuration."""
+    def host(
+        self,
+        forms: Sequence[str] = ALL_FORMS,
+        *,
+        installed: bool = False,
+        tools: Sequence[str] = WEB_TOOLS,
+    ) -> Host:
+        """The Host a face serves: the web Pack in ``forms`` (none when ``web`` is off) with
+        ``tools`` and, with ``installed``, every Pack installed through the ``runvil.packs``
+        entry points, each given its ``[packs.KEY]`` configuration."""
         from runvil._host import Host
         from runvil._host.plugins import installed_plugins
 
-        packs = [self.web_pack()] if self.config.web else []
+        packs = [self.web_pack(tools)] if self.config.web else []
         names: list[str] = list(forms) if self.config.web else []
         if installed:
             names += [name for name in installed_plugins() if name not in ALL_FORMS]
+        with_search = self.config.web and "search" in tools
         return Host(
             plugins=names,
             config=self.config.packs,
-            search_provider=self.search_provider() if self.config.web else None,
+            search_provider=self.search_provider() if with_search else None,
             network=self.network,
             approve=self.approve,
             fetch_policy=self.policy,

@@ -6,7 +6,8 @@ reach the network through this package, each with its own admission rule as a pa
 
 Modules, one job each:
 
-* :mod:`.addresses` - the blocked address table.
+* :mod:`.addresses` - the blocked address table (and the rows a named private host may use).
+* :mod:`.hostnames` - the operator's named private hosts (``private_hosts``).
 * :mod:`.network` - the :class:`Network` seam (resolve, route, TLS trust) and :class:`DnsError`.
 * :mod:`.permit` - the dial permit a request carries, and the context that carries it.
 * :mod:`.rules` - the admission rules (public web, endpoint-locked, operator endpoints) and
@@ -30,6 +31,7 @@ from runvil._net.addresses import BLOCKED_RANGES, allowed_addresses, blocked_ran
 from runvil._net.network import DnsError, Network, identity_route, system_resolve
 from runvil._net.permit import DialPermit, DialRefused, permitted
 from runvil._net.rules import (
+    NAMED_PRIVATE,
     PUBLIC_WEB,
     EndpointLocked,
     NoAllowedAddress,
@@ -39,6 +41,7 @@ from runvil._net.rules import (
 
 __all__ = [
     "BLOCKED_RANGES",
+    "NAMED_PRIVATE",
     "PUBLIC_WEB",
     "DialPermit",
     "DialRefused",

@@ -20,7 +20,15 @@ import ipaddress
 import logging
 from collections.abc import Sequence
 
-__all__ = ["BLOCKED_RANGES", "INVALID", "allowed_addresses", "blocked_range", "is_ip_address"]
+__all__ = [
+    "BLOCKED_RANGES",
+    "INVALID",
+    "PRIVATE_HOST_RANGES",
+    "allowed_addresses",
+    "blocked_range",
+    "is_ip_address",
+    "private_host_may_use",
+]
 
 #: Where a dropped answer is logged unless the caller names its own logger: the fetch's, as
 #: DESIGN.md documents the line (``host {host} resolved to blocked address ...``).
@@ -107,6 +115,39 @@ def _first_row(
     return None
 
 
+#: The rows a named private host (:mod:`runvil._net.hostnames`) may resolve into: private
+#: (RFC 1918), shared (CGNAT), loopback and unique local, each in its native form only. Every
+#: other row stays blocked for it too: link-local with the cloud metadata address, this-network
+#: and unspecified, multicast, broadcast and reserved, and every IPv4-in-IPv6 form (mapped,
+#: compatible, translated, NAT64, 6to4, Teredo), whatever IPv4 address it carries.
+PRIVATE_HOST_RANGES: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = tuple(
+    ipaddress.ip_network(cidr)
+    for cidr in (
+        "10.0.0.0/8",
+        "100.64.0.0/10",
+        "127.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "::1/128",
+        "fc00::/7",
+    )
+)
+
+
+def private_host_may_use(ip: str) -> bool:
+    """Whether a named private host may be dialled at ``ip``: a public address, or one in
+    :data:`PRIVATE_HOST_RANGES`. Anything that is not an IP address is refused."""
+    cidr = blocked_range(ip)
+    return cidr is None or (cidr != INVALID and _in_private_host_rows(ip))
+
+
+def _in_private_host_rows(ip: str) -> bool:
+    """``ip`` (a valid address) in a row of :data:`PRIVATE_HOST_RANGES`, in its own family: an
+    IPv4-translated or -mapped form is IPv6 and so never inside an IPv4 row."""
+    address = ipaddress.ip_address(ip)
+    return any(address in network for network in PRIVATE_HOST_RANGES)
+
+
 def is_ip_address(text: str) -> bool:
     """Whether ``text`` is an IP address (v4 dotted quad or v6, no zone, no brackets)."""
     try:
@@ -117,17 +158,23 @@ def is_ip_address(text: str) -> bool:
 
 
 def allowed_addresses(
-    host: str, answers: Sequence[str], logger: logging.Logger = FETCH_LOGGER
+    host: str,
+    answers: Sequence[str],
+    logger: logging.Logger = FETCH_LOGGER,
+    *,
+    private_host: bool = False,
 ) -> list[str]:
     """The answers for ``host`` that may be dialled, in answer order.
 
-    Each dropped answer is logged at DEBUG on ``logger`` with the range that blocked it; the
-    model-facing message names only the host, so this log is where the detail lives.
+    ``private_host`` says the operator named ``host`` a private host: its answers in
+    :data:`PRIVATE_HOST_RANGES` are allowed too. Each dropped answer is logged at DEBUG on
+    ``logger`` with the range that blocked it; the model-facing message names only the host, so
+    this log is where the detail lives.
     """
     allowed: list[str] = []
     for answer in answers:
         cidr = blocked_range(answer)
-        if cidr is None:
+        if cidr is None or (private_host and cidr != INVALID and _in_private_host_rows(answer)):
             allowed.append(answer)
         else:
             logger.debug(

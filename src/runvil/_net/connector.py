@@ -20,8 +20,10 @@ response parser directly instead of through ``ClientSession.request`` (see its d
 why). Connection attempts go through the approved addresses one at a time, in answer order; the
 first that connects wins.
 
-The session is anonymous by construction: no proxy (``trust_env=False``, whatever
-``HTTPS_PROXY`` says), a cookie jar that keeps nothing, no default credentials, fixed automatic
+The session is anonymous by construction: no proxy from the environment (``trust_env=False``,
+whatever ``HTTPS_PROXY`` says; the operator's proxy is a parameter, and even then every hop is
+approved here first and the proxy only ever gets a CONNECT to an approved address, see
+:mod:`runvil._net.proxy`), a cookie jar that keeps nothing, no default credentials, fixed automatic
 headers, and no automatic decompression (bodies go through the bounded decoders of
 :mod:`runvil._net.decoding`).
 
@@ -32,6 +34,7 @@ host lookup, the session's request machinery). aiohttp is pinned to the 3.14 ser
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import math
 import socket
@@ -42,14 +45,16 @@ from typing import Any, cast
 import aiohttp
 from aiohttp import hdrs
 from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.client_exceptions import cert_errors, ssl_errors
 from aiohttp.client_proto import ResponseHandler
 from aiohttp.client_reqrep import ClientRequest, ClientResponse
-from aiohttp.helpers import TimerNoop
+from aiohttp.helpers import TimerNoop, ceil_timeout
 from aiohttp.streams import StreamReader
 from multidict import istr
 from yarl import URL
 
 from runvil._net.permit import DialPermit, DialRefused, current_permit, normalise_endpoint
+from runvil._net.proxy import Proxies
 
 __all__ = ["open_session", "send"]
 
@@ -99,8 +104,9 @@ class _GuardedConnector(aiohttp.TCPConnector):
     """A TCP connector that dials only the current permit's addresses and reuses a pooled
     connection only for an approved peer."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, proxies: Proxies | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._proxies = proxies
         self._factory = cast(
             "functools.partial[ResponseHandler]",
             functools.partial(_ResponseHandler, loop=self._loop),
@@ -126,6 +132,56 @@ class _GuardedConnector(aiohttp.TCPConnector):
             )
             for ip, dial_port in permit.routed()
         ]
+
+    # -- the proxy hook (runvil._net.proxy): the one place a tunnel replaces a direct dial -------
+
+    async def _wrap_create_connection(
+        self,
+        *args: Any,
+        addr_infos: list[Any],
+        req: ClientRequest,
+        timeout: aiohttp.ClientTimeout,
+        client_error: type[Exception] = aiohttp.ClientConnectorError,
+        **kwargs: Any,
+    ) -> tuple[asyncio.Transport, ResponseHandler]:
+        """A direct dial, unless the operator's proxy serves this request: then a CONNECT
+        tunnel to the permit's approved addresses (:meth:`Proxies.open`), and TLS (when the
+        request is ``https``) through it with the host name the request carries."""
+        proxy = None
+        if self._proxies is not None:
+            proxy = self._proxies.proxy_for(req.url.scheme, req.url.raw_host or "")
+        if proxy is None:
+            return await super()._wrap_create_connection(
+                *args, addr_infos=addr_infos, req=req, timeout=timeout,
+                client_error=client_error, **kwargs,
+            )
+        assert self._proxies is not None
+        # Every approved address is tried below, in order; the caller's loop must not try them
+        # again one by one.
+        addr_infos.clear()
+        try:
+            async with ceil_timeout(timeout.sock_connect, ceil_threshold=timeout.ceil_threshold):
+                sock, peer = await self._proxies.open(proxy, current_permit())
+                if kwargs.get("ssl") and self._ssl_shutdown_timeout:
+                    kwargs["ssl_shutdown_timeout"] = self._ssl_shutdown_timeout
+                try:
+                    transport, protocol = await self._loop.create_connection(
+                        *args, **kwargs, sock=sock
+                    )
+                except BaseException:
+                    sock.close()
+                    raise
+        except cert_errors as exc:
+            raise aiohttp.ClientConnectorCertificateError(req.connection_key, exc) from exc
+        except ssl_errors as exc:
+            raise aiohttp.ClientConnectorSSLError(req.connection_key, exc) from exc
+        except OSError as exc:
+            if exc.errno is None and isinstance(exc, TimeoutError):
+                raise
+            raise client_error(req.connection_key, exc) from exc
+        if isinstance(protocol, _ResponseHandler):
+            protocol.peer = normalise_endpoint(peer)
+        return transport, protocol
 
     async def connect(
         self, req: ClientRequest, traces: list[Any], timeout: aiohttp.ClientTimeout
@@ -165,6 +221,7 @@ def open_session(
     *,
     headers: Mapping[str, str],
     connect_timeout: float | None = None,
+    proxies: Proxies | None = None,
 ) -> aiohttp.ClientSession:
     """A guarded client session; call inside the running event loop.
 
@@ -176,8 +233,11 @@ def open_session(
     rest of a fetch), guarded by the pool check above. ``limit=0`` because aiohttp counts the
     wait for a pool slot against the connect timeout, which would turn load into false timeouts.
     ``happy_eyeballs_delay=None``: the approved addresses are tried one at a time in answer order.
+    ``proxies``: the operator's egress proxy (:mod:`runvil._net.proxy`); the approved addresses
+    are then reached through CONNECT tunnels, and the connect timeout covers the tunnel too.
     """
     connector = _GuardedConnector(
+        proxies=proxies,
         resolver=_NoResolver(),
         use_dns_cache=False,
         ssl=ssl_context,

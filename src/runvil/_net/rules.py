@@ -7,10 +7,14 @@ is decided, and that is a rule passed in as a parameter:
 * :data:`PUBLIC_WEB` (``web/fetch``): any target the fetch's own URL admission approved (those
   checks, and their spec messages, live in :mod:`runvil.web.fetch.admission`); every address
   goes through the blocked table (:mod:`runvil._net.addresses`).
+* :data:`NAMED_PRIVATE` (``web/fetch``, for a host the operator listed in ``private_hosts``):
+  the blocked table, except that private, CGNAT, loopback and unique-local addresses are allowed
+  (:data:`~runvil._net.addresses.PRIVATE_HOST_RANGES`); link-local, the metadata address,
+  multicast, broadcast and every IPv4-in-IPv6 form stay refused.
 * :class:`EndpointLocked` (``web/search``): only the ``host:port`` pairs a provider declared,
-  over ``https`` only; addresses through the blocked table too, unless the operator declared the
-  endpoint private (``allow_private``: a self-hosted SearXNG on the LAN), which also allows
-  plain ``http`` for it.
+  over ``https`` only; addresses through the blocked table too, except for an endpoint the
+  operator declared private (``search.allow_private``, or listed in ``private_hosts``): its
+  addresses are judged as a named private host's, and plain ``http`` is allowed for it.
 * :func:`operator_endpoints` (the model clients): only the endpoints the operator configured, any
   address they resolve to (a local model server on ``127.0.0.1`` is the common case, and the
   operator named it), over ``http`` or ``https``.
@@ -30,9 +34,11 @@ from runvil._net.network import Network
 from runvil._net.permit import DialPermit
 
 __all__ = [
+    "NAMED_PRIVATE",
     "PUBLIC_WEB",
     "AddressRule",
     "EndpointLocked",
+    "NamedPrivate",
     "NoAllowedAddress",
     "PublicWeb",
     "approve",
@@ -92,37 +98,76 @@ class PublicWeb:
 PUBLIC_WEB = PublicWeb()
 
 
-class EndpointLocked:
-    """Only the declared ``(host, port)`` endpoints, over ``schemes``; the blocked table applies
-    to their addresses unless ``allow_private`` (the operator's explicit, named exception)."""
+class NamedPrivate:
+    """The rule for a host the operator named private: a public answer or one in
+    :data:`~runvil._net.addresses.PRIVATE_HOST_RANGES` may be dialled, nothing else.
 
-    __slots__ = ("allow_private", "endpoints", "logger", "schemes")
+    Used only for a target the operator's list names (the fetch decides that per hop, the search
+    egress per declared endpoint); it is the one place that exception is applied.
+    """
+
+    __slots__ = ("logger",)
+
+    def __init__(self, logger: logging.Logger | None = None) -> None:
+        self.logger = logger
+
+    def allowed(self, host: str, answers: Sequence[str]) -> tuple[str, ...]:
+        if self.logger is None:
+            return tuple(allowed_addresses(host, answers, private_host=True))
+        return tuple(allowed_addresses(host, answers, self.logger, private_host=True))
+
+
+#: The named-private rule with the fetch's logger.
+NAMED_PRIVATE = NamedPrivate()
+
+
+class EndpointLocked:
+    """Only the declared ``(host, port)`` endpoints, over ``schemes``.
+
+    Their addresses go through the blocked table, except for the endpoints in ``private`` (the
+    operator declared them private): those are judged by the named-private rule and may also be
+    reached over plain ``http``. ``allow_private`` lifts the table for every endpoint (any
+    address the name resolves to): the model clients' rule, whose endpoints the operator wrote
+    down one by one.
+
+    The address exception is looked up by host (a rule judges a lookup, which has no port): a
+    provider declares one endpoint per host, so this is the endpoint's own exception.
+    """
+
+    __slots__ = ("_private_hosts", "allow_private", "endpoints", "logger", "private", "schemes")
 
     def __init__(
         self,
         endpoints: Iterable[tuple[str, int]],
         *,
         allow_private: bool = False,
+        private: Iterable[tuple[str, int]] = (),
         schemes: Iterable[str] = ("https",),
         logger: logging.Logger,
     ) -> None:
         self.endpoints = frozenset((host.lower().rstrip("."), port) for host, port in endpoints)
+        self.private = frozenset(
+            (host.lower().rstrip("."), port) for host, port in private
+        ) & self.endpoints
+        self._private_hosts = frozenset(host for host, _port in self.private)
         self.allow_private = allow_private
         self.schemes = frozenset(schemes)
         self.logger = logger
 
     def admits(self, scheme: str, host: str, port: int | None) -> bool:
         """Whether a request to ``scheme://host:port`` is one this rule was made for."""
-        return (
-            scheme in self.schemes
-            and port is not None
-            and (host.lower().rstrip("."), port) in self.endpoints
-        )
+        if port is None:
+            return False
+        endpoint = (host.lower().rstrip("."), port)
+        if endpoint not in self.endpoints:
+            return False
+        return scheme in self.schemes or (scheme == "http" and endpoint in self.private)
 
     def allowed(self, host: str, answers: Sequence[str]) -> tuple[str, ...]:
         if self.allow_private:
             return tuple(answer for answer in answers if is_ip_address(answer))
-        return tuple(allowed_addresses(host, answers, self.logger))
+        private = host.lower().rstrip(".") in self._private_hosts
+        return tuple(allowed_addresses(host, answers, self.logger, private_host=private))
 
 
 def operator_endpoints(

@@ -45,6 +45,9 @@ CONFIG_KEY = "web"
 #: The Host-wide service every web search runs through.
 SEARCH_SERVICE = "search-provider"
 
+#: The Pack's tool names, in tool id order.
+TOOL_NAMES: tuple[str, ...] = ("fetch", "search")
+
 #: The argument each network tool's approval prompt shows, and the length past which the tool
 #: refuses it (``web_fetch: url is longer than 8192 characters``, ``web_search: query exceeds
 #: 400 characters``): such a call cannot go out, so nobody is asked about it.
@@ -52,9 +55,10 @@ _APPROVAL_ARGUMENT = {"fetch": ("url", MAX_URL_CHARS), "search": ("query", MAX_Q
 
 
 class WebTools:
-    """The two tool instances behind both forms of the Pack, built once per Host."""
+    """The tool instances behind both forms of the Pack, built once per Host (``search`` is
+    ``None`` for a Pack narrowed to the fetch)."""
 
-    def __init__(self, fetch: ToolImplementation, search: ToolImplementation) -> None:
+    def __init__(self, fetch: ToolImplementation, search: ToolImplementation | None) -> None:
         self.fetch = fetch
         self.search = search
 
@@ -68,14 +72,22 @@ class WebTools:
 
 def build_web_tools(provider: Any, network: Any, policy: Any) -> WebTools:
     """Build the fetch client (once, with ``policy``, the default one unless an embedding
-    application chose a stricter one) and the search tool over ``provider``."""
-    from runvil.web.fetch.policy import FetchPolicy
-    from runvil.web.fetch.tool import WebFetch
+    application or the operator chose another) and the search tool over ``provider``."""
     from runvil.web.search.tool import WebSearch
 
-    fetch = WebFetch(policy=policy if policy is not None else FetchPolicy(), network=network)
-    search = WebSearch(provider)
-    return WebTools(fetch, search)
+    return WebTools(_fetch_tool(network, policy), WebSearch(provider))
+
+
+def build_fetch_tool(network: Any, policy: Any) -> WebTools:
+    """The Pack narrowed to its fetch tool: no search tool, no provider."""
+    return WebTools(_fetch_tool(network, policy), None)
+
+
+def _fetch_tool(network: Any, policy: Any) -> ToolImplementation:
+    from runvil.web.fetch.policy import FetchPolicy
+    from runvil.web.fetch.tool import WebFetch
+
+    return WebFetch(policy=policy if policy is not None else FetchPolicy(), network=network)
 
 
 class WebPack:
@@ -84,6 +96,11 @@ class WebPack:
     It takes no configuration (only ``None`` and ``{}`` are accepted under its key ``web``) and
     requires the ``search-provider`` service: without a provider it is unavailable, in both forms,
     and builds nothing.
+
+    ``tools`` narrows the Pack to some of its tools, for a face the operator told to serve only
+    those (``runvil mcp --tools web_fetch``): a Pack of ``("fetch",)`` builds the fetch tool
+    alone and so needs no search provider. Every Host, prompt and adapter gets the whole Pack
+    unless an operator asked otherwise.
     """
 
     name = PACK_NAME
@@ -95,14 +112,24 @@ class WebPack:
         provider: SearchProvider | None,
         network: Network | None = None,
         policy: FetchPolicy | None = None,
+        tools: Sequence[str] = TOOL_NAMES,
     ) -> None:
+        unknown = [name for name in tools if name not in TOOL_NAMES]
+        if unknown or not tools:
+            raise ValueError(
+                f"the web Pack's tools are {', '.join(TOOL_NAMES)}; "
+                f"tools={tuple(tools)!r} names {'none of them' if not tools else unknown}"
+            )
         self.provider = provider
         self.network = network
         self.policy = policy
+        self.tool_names = tuple(name for name in TOOL_NAMES if name in tools)
         self._tools: WebTools | None = None
 
     @property
     def requirements(self) -> Sequence[Requirement]:
+        if "search" not in self.tool_names:
+            return ()
         return (Requirement(SEARCH_SERVICE, self.provider is not None),)
 
     def configure(self, value: Any) -> str | None:
@@ -114,8 +141,12 @@ class WebPack:
     def build(self) -> Sequence[ToolImplementation]:
         """The fetch tool and the search tool, built on the first call only."""
         if self._tools is None:
-            self._tools = build_web_tools(self.provider, self.network, self.policy)
-        return (self._tools.fetch, self._tools.search)
+            if "search" in self.tool_names:
+                self._tools = build_web_tools(self.provider, self.network, self.policy)
+            else:
+                self._tools = build_fetch_tool(self.network, self.policy)
+        built = {"fetch": self._tools.fetch, "search": self._tools.search}
+        return tuple(impl for name in self.tool_names if (impl := built[name]) is not None)
 
     def approval_detail(self, tool_name: str, args: Mapping[str, Any]) -> str | None:
         """The URL or query an approval prompt shows, or ``None`` when the call carries none.
@@ -145,12 +176,14 @@ def web_pack(
     provider: SearchProvider | None,
     network: Network | None = None,
     policy: FetchPolicy | None = None,
+    tools: Sequence[str] = ("fetch", "search"),
 ) -> WebPack:
     """The web Pack for ``Host(packs=[...])``: ``provider`` is the search service (``None``: the
     Host provides none, and the Pack is unavailable), ``network`` the network seam (``None``: the
     real network), ``policy`` a stricter fetch policy for an embedding application (``None``:
-    ``FetchPolicy()``)."""
-    return WebPack(provider, network, policy)
+    ``FetchPolicy()``), ``tools`` the Pack's tools to build (``("fetch",)`` needs no
+    provider)."""
+    return WebPack(provider, network, policy, tools)
 
 
 def plugin(context: PackContext) -> WebPack:

@@ -48,6 +48,15 @@ def network_error(href: str) -> SoftFailure:
     return SoftFailure(f"fetch failed for {href}: network error; try a different URL")
 
 
+def proxy_refused(href: str) -> SoftFailure:
+    """The operator's egress proxy refused the tunnel (its own policy, or its credentials): the
+    URL is named, the proxy never is."""
+    return SoftFailure(
+        f"fetch failed for {href}: the network's proxy refused the connection; "
+        "try a different URL"
+    )
+
+
 def http_status(display: str, status: int) -> SoftFailure:
     return SoftFailure(f"{display} answered HTTP {status}; try a different URL")
 

@@ -31,6 +31,7 @@ from runvil._net.decoding import (
     UnsupportedEncoding,
     make_decoder,
 )
+from runvil._net.proxy import Proxies, ProxyRefused
 from runvil.web.fetch import failures
 from runvil.web.fetch.admission import TargetUrl
 from runvil.web.fetch.content import (
@@ -89,11 +90,14 @@ class Page(NamedTuple):
     """True when a flat-text body was longer than the byte cap and was read only up to it."""
 
 
-def open_fetch_session(network: Network, policy: FetchPolicy) -> aiohttp.ClientSession:
+def open_fetch_session(
+    network: Network, policy: FetchPolicy, proxies: Proxies | None = None
+) -> aiohttp.ClientSession:
     """The fetch's guarded session (see :mod:`runvil._net.connector`); call inside the running
     event loop. Every request carries ``User-Agent``, ``Accept`` and ``Accept-Encoding``, and
-    nothing else of the session's; ``connect_timeout`` covers TCP + TLS on each hop, and the
-    whole-request limit is a timer on the fetch task."""
+    nothing else of the session's; ``connect_timeout`` covers TCP + TLS on each hop (and the
+    proxy's tunnel, with ``proxies``), and the whole-request limit is a timer on the fetch
+    task."""
     return open_session(
         network.ssl_context,
         headers={
@@ -102,6 +106,7 @@ def open_fetch_session(network: Network, policy: FetchPolicy) -> aiohttp.ClientS
             hdrs.USER_AGENT: policy.user_agent,
         },
         connect_timeout=policy.connect_timeout,
+        proxies=proxies,
     )
 
 
@@ -128,6 +133,8 @@ async def exchange(
             response = await send(session, url, headers)
     except aiohttp.ServerTimeoutError:
         raise failures.timed_out(target.display) from None
+    except ProxyRefused:
+        raise failures.proxy_refused(target.href) from None
     except (aiohttp.ClientError, OSError, DialRefused, ValueError):
         raise failures.network_error(target.href) from None
     try:

@@ -29,6 +29,7 @@ from types import TracebackType
 import aiohttp
 
 from runvil._net import Network
+from runvil._net.proxy import Proxies
 from runvil.errors import ToolError, ToolErrorKind
 from runvil.tools import Tool
 from runvil.web.fetch import failures
@@ -36,6 +37,7 @@ from runvil.web.fetch.admission import UrlRefused, admit_url
 from runvil.web.fetch.arguments import FetchRequest, parameters_schema, parse_arguments
 from runvil.web.fetch.content import BodyKind, UnknownCharset, decode_body
 from runvil.web.fetch.extract import render_html
+from runvil.web.fetch.hosts import host_rules
 from runvil.web.fetch.http import Page, Progress, open_fetch_session
 from runvil.web.fetch.policy import FetchPolicy
 from runvil.web.fetch.redirects import fetch_page
@@ -64,6 +66,8 @@ class WebFetch:
     def __init__(self, policy: FetchPolicy | None = None, network: Network | None = None) -> None:
         self.policy = policy if policy is not None else FetchPolicy()
         self.network = network if network is not None else Network()
+        self._rules = host_rules(self.policy)
+        self._proxies = Proxies(self.policy.proxy, self.network) if self.policy.proxy else None
         self.tool = Tool(
             id=TOOL_ID, description=DESCRIPTION, parameters=parameters_schema(self.policy.max_chars)
         )
@@ -92,7 +96,7 @@ class WebFetch:
         """Run one fetch. Success and soft failures return text; hard failures raise."""
         request = parse_arguments(arguments, self.policy.max_chars)
         try:
-            target = admit_url(request.url)
+            target = admit_url(request.url, self._rules)
         except UrlRefused as refusal:
             if refusal.soft:
                 return refusal.message
@@ -125,7 +129,7 @@ class WebFetch:
         self, session: aiohttp.ClientSession, progress: Progress, request: FetchRequest
     ) -> str:
         try:
-            page = await fetch_page(session, self.network, self.policy, progress)
+            page = await fetch_page(session, self.network, self.policy, progress, self._rules)
         except failures.SoftFailure as failure:
             return failure.text
         progress.finished = True  # the deadline covers the network only
@@ -146,7 +150,9 @@ class WebFetch:
                 # A session belongs to the loop it was made in, and one left behind by another
                 # loop cannot be closed from this one: let it go without a close that would fail.
                 session.detach()
-            session = self._session = open_fetch_session(self.network, self.policy)
+            session = self._session = open_fetch_session(
+                self.network, self.policy, self._proxies
+            )
             self._loop = loop
         return session
 

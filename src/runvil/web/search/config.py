@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -75,6 +75,14 @@ class SearchSettings:
     api_key: str | None = None
     url: str | None = None
     allow_private: bool = False
+    private_hosts: tuple[str, ...] = ()
+    """The operator's named private hosts (``[fetch] private_hosts``): a SearXNG or gateway URL
+    whose host and port are listed may be on a private address and use ``http``, as with
+    ``allow_private``."""
+    proxy: str | None = field(default=None, repr=False)
+    """The egress proxy search requests go through (``[search] proxy``, else ``[fetch] proxy``):
+    a proxy URL or ``"env"``; ``None`` is direct. Kept out of ``repr``: it may hold a
+    password."""
 
 
 def provider_from_settings(
@@ -92,18 +100,29 @@ def provider_from_settings(
     name = settings.provider
     if name == "none":
         return None
+    proxy = settings.proxy
     if name == "duckduckgo":
-        return p.DuckDuckGoProvider(network=network)
+        return p.DuckDuckGoProvider(network=network, proxy=proxy)
     if name == "brave":
-        return p.BraveProvider(_needed(settings.api_key, name, "an API key"), network=network)
+        key = _needed(settings.api_key, name, "an API key")
+        return p.BraveProvider(key, network=network, proxy=proxy)
     if name == "tavily":
-        return p.TavilyProvider(_needed(settings.api_key, name, "an API key"), network=network)
+        key = _needed(settings.api_key, name, "an API key")
+        return p.TavilyProvider(key, network=network, proxy=proxy)
     if name == "searxng":
         url = _needed(settings.url, name, "a URL")
-        return p.SearxngProvider(url, allow_private=settings.allow_private, network=network)
+        return p.SearxngProvider(
+            url,
+            allow_private=settings.allow_private,
+            network=network,
+            private_hosts=settings.private_hosts,
+            proxy=proxy,
+        )
     if name == "gateway":
         url, key = _needed(settings.url, name, "a URL"), _needed(settings.api_key, name, "a key")
-        return p.GatewayProvider(url, key, network=network)
+        return p.GatewayProvider(
+            url, key, network=network, private_hosts=settings.private_hosts, proxy=proxy
+        )
     raise ValueError(f"unknown search provider {name!r}")
 
 

@@ -9,12 +9,16 @@ the guarded egress of :mod:`runvil._net` under the endpoint-locked admission rul
 * redirects are never followed: a 3xx comes back to the provider as an error status, so a
   vendor (or anyone in its path) cannot bounce the key or the query to another host;
 * the host is resolved through ``network.resolve`` and the answers judged by the blocked address
-  table, unless the operator declared a private endpoint (``allow_private``, e.g. a self-hosted
-  SearXNG on the LAN);
+  table, except for an endpoint the operator declared private (``allow_private``, e.g. a
+  self-hosted SearXNG on the LAN, or an endpoint named in ``private_hosts``): its answers are
+  judged as a named private host's (private, CGNAT, loopback and unique-local addresses allowed;
+  link-local, metadata, multicast and the rest never), and it may be reached over ``http``;
 * the connection is made by the same guarded connector as every fetch: it dials only the
   approved addresses (routed with ``network.route``), checks every socket's destination as a
   last line, and TLS verifies the real host name;
-* no proxy from the environment, no cookies, a body bounded after decompression (a small
+* no proxy from the environment (the operator's ``proxy`` is a parameter: the endpoint is still
+  resolved and approved here, and the proxy only gets a CONNECT to the approved address, see
+  :mod:`runvil._net.proxy`), no cookies, a body bounded after decompression (a small
   compressed answer cannot inflate past the cap), and one deadline for the whole exchange,
   retry included.
 
@@ -34,7 +38,7 @@ import email.utils
 import json as jsonlib
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -57,6 +61,8 @@ from runvil._net import (
 from runvil._net.body import BodyTooLarge, read_bounded
 from runvil._net.connector import open_session, send
 from runvil._net.decoding import ACCEPT_ENCODING, BodyDecodeError, UnsupportedEncoding
+from runvil._net.hostnames import PrivateHosts
+from runvil._net.proxy import Proxies, ProxyRefused, proxy_setting
 from runvil.errors import ToolErrorKind
 from runvil.web.search.provider import ProviderError, parse_endpoint
 
@@ -140,6 +146,8 @@ class Egress:
         network: Network | None = None,
         allow_private: bool = False,
         allow_http: bool = False,
+        private_hosts: PrivateHosts | Iterable[str] = (),
+        proxy: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         max_bytes: int = 1_048_576,
@@ -150,10 +158,14 @@ class Egress:
         self.endpoints = frozenset(parse_endpoint(e) for e in endpoints)
         self.network = network if network is not None else Network()
         self.allow_private = allow_private
+        listed = private_endpoints(self.endpoints, private_hosts)
+        self.private = frozenset(self.endpoints if allow_private else listed)
         self.schemes = frozenset({"https", "http"} if allow_http else {"https"})
         self.rule = EndpointLocked(
-            self.endpoints, allow_private=allow_private, schemes=self.schemes, logger=log
+            self.endpoints, private=self.private, schemes=self.schemes, logger=log
         )
+        checked = proxy_setting(proxy)
+        self._proxies = Proxies(checked, self.network) if checked else None
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self.max_bytes = max_bytes
@@ -236,6 +248,7 @@ class Egress:
                 hdrs.USER_AGENT: self.user_agent,
             },
             connect_timeout=self.connect_timeout,
+            proxies=self._proxies,
         )
 
     async def _permit(self, host: str, port: int, deadline: float) -> DialPermit:
@@ -247,7 +260,8 @@ class Egress:
         except NoAllowedAddress as refused:
             log.warning(
                 "search endpoint %s has no allowed address (answers: %s); a private endpoint "
-                "needs allow_private=True", host, ", ".join(refused.answers) or "none",
+                "needs search.allow_private or a fetch.private_hosts entry", host,
+                ", ".join(refused.answers) or "none",
             )
             raise _request_failed() from None
         except (DnsError, TimeoutError, OSError) as exc:
@@ -274,6 +288,12 @@ class Egress:
                     response = await send(
                         session, target, headers, method=method, body=body, retry_dropped=False
                     )
+        except ProxyRefused as refused:
+            log.warning(
+                "search endpoint %s: the proxy refused the tunnel (status %d)", host,
+                refused.status,
+            )
+            raise _request_failed() from None
         except aiohttp.ClientConnectorCertificateError:
             log.warning("search endpoint %s: certificate verification failed", host)
             raise _request_failed() from None
@@ -314,6 +334,21 @@ class Egress:
             if not truncated:
                 response.release()  # read to its end: the connection may serve the retry
         return EgressResponse(status, response.headers, body, truncated if ok else False)
+
+
+def private_endpoints(
+    endpoints: Iterable[tuple[str, int]], private_hosts: PrivateHosts | Iterable[str]
+) -> frozenset[tuple[str, int]]:
+    """The ``(host, port)`` endpoints the operator's ``private_hosts`` list names. An endpoint
+    that is an IP address is never named (entries are names)."""
+    listed = (
+        private_hosts
+        if isinstance(private_hosts, PrivateHosts)
+        else PrivateHosts.parse(private_hosts)
+    )
+    if not listed:
+        return frozenset()
+    return frozenset((host, port) for host, port in endpoints if listed.match(host, port))
 
 
 def _request_body(

@@ -40,12 +40,13 @@ class KeyedProvider:
         network: Network | None = None,
         *,
         timeout: float = DEFAULT_TIMEOUT,
+        proxy: str | None = None,
     ) -> None:
         if not api_key or not api_key.strip():
             raise ValueError(f"the {self.vendor} API key must not be empty")
         self._key = api_key
         self._secrets = Secrets([api_key])
-        self._egress = Egress(self.endpoints, network=network, timeout=timeout)
+        self._egress = Egress(self.endpoints, network=network, timeout=timeout, proxy=proxy)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -68,9 +68,11 @@ class DuckDuckGoProvider:
         timeout: float = DEFAULT_TIMEOUT,
         min_interval: float = 1.5,
         cooldown: float = 60.0,
+        proxy: str | None = None,
     ) -> None:
         self._egress = Egress(
-            self.endpoints, network=network, timeout=timeout, max_bytes=MAX_PAGE_BYTES
+            self.endpoints, network=network, timeout=timeout, max_bytes=MAX_PAGE_BYTES,
+            proxy=proxy,
         )
         self.min_interval = min_interval
         self.cooldown = cooldown

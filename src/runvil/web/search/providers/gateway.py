@@ -9,10 +9,11 @@ its order: status, then size (256 KiB, before any parsing), then UTF-8, then the
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from runvil._net import Network
+from runvil._net.hostnames import PrivateHosts
 from runvil._net.secrets import Secrets
 from runvil.errors import ToolErrorKind
 from runvil.web.search.egress import Egress
@@ -44,10 +45,15 @@ class GatewayProvider:
         *,
         allow_private: bool = False,
         timeout: float = DEADLINE,
+        private_hosts: Iterable[str] = (),
+        proxy: str | None = None,
     ) -> None:
         if not key or not key.strip():
             raise ValueError("the gateway key must not be empty")
-        parsed, endpoint = endpoint_url(url, what="the gateway URL", allow_http=allow_private)
+        listed = PrivateHosts.parse(private_hosts)
+        parsed, endpoint = endpoint_url(
+            url, what="the gateway URL", allow_http=allow_private, private_hosts=listed
+        )
         self._url = str(parsed)
         self._key = key
         self._secrets = Secrets([key])
@@ -57,6 +63,8 @@ class GatewayProvider:
             network=network,
             allow_private=allow_private,
             allow_http=allow_private,
+            private_hosts=listed,
+            proxy=proxy,
             timeout=timeout,
             max_bytes=MAX_RESPONSE_BYTES,
         )

@@ -30,3 +30,21 @@ class FetchPolicy:
     """Ceiling on returned characters; ``max_chars`` arguments above it are lowered to it."""
     user_agent: str = "harness-webfetch/0.0"
     """The User-Agent header every request carries."""
+
+    # -- reading more (runvil's extensions, all off in the seeds' default policy) ------------
+    # docs/fetch.md, "Reading more". The faces turn continuation and pdf on (docs/configuration.md).
+    continuation: bool = False
+    """Offer the ``start_index`` argument, and keep each page's whole text for the run so a
+    model can read on past ``max_chars`` (``next_start_index`` in the header)."""
+    pdf: bool = False
+    """Return PDFs (``application/pdf``, or ``application/octet-stream`` starting ``%PDF-``) as
+    text, converted in a worker process under the byte cap, ``timeout`` and ``pdf_max_pages``."""
+    pdf_max_pages: int = 200
+    """Pages of a PDF converted at most; a longer PDF comes back cut (``truncated: true``)."""
+    robots: bool = False
+    """Before a page, fetch its site's robots.txt (through the same guard) and refuse what it
+    disallows for the User-Agent's product token (RFC 9309)."""
+
+    def __post_init__(self) -> None:
+        if self.pdf_max_pages < 1:
+            raise ValueError("pdf_max_pages must be at least 1")

@@ -244,7 +244,7 @@ def test_a_provider_that_refuses_its_url_is_a_configuration_error(tmp_path: Path
         ('[providers.local]\nbase_ur = "http://127.0.0.1:1/v1"\n',
          "{path}: unknown key providers.local.base_ur; did you mean providers.local.base_url?"),
         ("colour = 1\n",
-         "{path}: unknown key colour; known: approval, envelope, models, packs, providers, "
+         "{path}: unknown key colour; known: approval, envelope, fetch, models, packs, providers, "
          "search, web"),
         ('search = "brave"\n', "{path}: search must be a table"),
         ('models = "openai:gpt"\n', '{path}: models must be a table of ROLE = "PROVIDER:MODEL"'),
@@ -280,7 +280,8 @@ def test_tables_of_the_user_s_own_keys_take_any_key(tmp_path: Path) -> None:
          "RUNVIL_SEARCH_PROVIDER?"),
         ({"RUNVIL_TEST_NETWORK": "/tmp/network.json"},
          "unknown environment variable RUNVIL_TEST_NETWORK; known: RUNVIL_APPROVAL, "
-         "RUNVIL_CONFIG, RUNVIL_DEBUG, RUNVIL_ENVELOPE, RUNVIL_MODEL_{ROLE}, "
+         "RUNVIL_CONFIG, RUNVIL_DEBUG, RUNVIL_ENVELOPE, RUNVIL_FETCH_CONTINUATION, "
+         "RUNVIL_FETCH_PDF, RUNVIL_FETCH_PDF_MAX_PAGES, RUNVIL_FETCH_ROBOTS, RUNVIL_MODEL_{ROLE}, "
          "RUNVIL_SEARCH_GATEWAY_KEY, RUNVIL_SEARCH_GATEWAY_URL, RUNVIL_SEARCH_PROVIDER, "
          "RUNVIL_SEARXNG_ALLOW_PRIVATE, RUNVIL_WEB"),
     ],
@@ -331,7 +332,9 @@ def test_a_policy_setting_is_one_row_and_reaches_the_fetch_policy(
     )
     wiring = wire(cfg)
     assert wiring.policy.timeout == 7.0 and wiring.fetch_tool().policy.timeout == 7.0
-    assert describe(cfg)["fetch"] == {"timeout": 7.0}
+    assert describe(cfg)["fetch"] == {
+        "continuation": True, "pdf": True, "robots": False, "timeout": 7.0,  # the faces' defaults
+    }
     assert load_config({"fetch_timeout": 3}, env=env, cwd=tmp_path).fetch == {"timeout": 3.0}
     write(tmp_path / "runvil.toml", "[fetch]\ntimout = 7\n")
     with pytest.raises(ConfigError) as info:
@@ -372,6 +375,6 @@ def test_a_setting_row_with_an_option_adds_the_flag_to_every_command(tmp_path: P
         ).stdout
 
     data = json.loads(runvil("config", "--json", "--fetch-timeout", "3"))
-    assert (data["fetch"], data["sources"]["fetch.timeout"]) == ({"timeout": 3.0}, "flag")
+    assert (data["fetch"]["timeout"], data["sources"]["fetch.timeout"]) == (3.0, "flag")
     for command in ("fetch", "search", "run", "mcp", "config"):
         assert "--fetch-timeout VALUE" in runvil(command, "--help")

@@ -101,6 +101,15 @@ def _choice(choices: tuple[str, ...]) -> Callable[[Any, str], str]:
     return parse
 
 
+def _as_pages(value: Any, where: str) -> int:
+    """A whole number of pages, 1 or more (an integer in the file, digits in a variable)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    raise ConfigError(f"{where} must be a whole number of pages, 1 or more, not {value!r}")
+
+
 def _as_str(value: Any, where: str) -> str:
     if isinstance(value, str) and value.strip():
         return value.strip()
@@ -143,6 +152,21 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("envelope", ("RUNVIL_ENVELOPE",), _as_bool, True, flag="envelope"),
     Setting("approval", ("RUNVIL_APPROVAL",), _choice(APPROVAL_MODES), "auto", flag="approval"),
     Setting("web", ("RUNVIL_WEB",), _as_bool, True, flag="web"),
+    # -- reading more (docs/fetch.md, "Reading more"). A policy row's non-None default is what
+    # the model-facing faces (runvil fetch, runvil mcp) use when it is not set; runvil run keeps
+    # the seeds' policy for prompt files unless the setting is given (docs/configuration.md).
+    Setting("fetch.continuation", ("RUNVIL_FETCH_CONTINUATION",), _as_bool, True,
+            flag="fetch_continuation", policy="continuation",
+            option="--continuation/--no-continuation",
+            help="Offer start_index to read long pages on (default: on; runvil run: off)."),
+    Setting("fetch.pdf", ("RUNVIL_FETCH_PDF",), _as_bool, True,
+            flag="fetch_pdf", policy="pdf", option="--pdf/--no-pdf",
+            help="Return PDFs as text (default: on; runvil run: off)."),
+    Setting("fetch.pdf_max_pages", ("RUNVIL_FETCH_PDF_MAX_PAGES",), _as_pages, None,
+            policy="pdf_max_pages"),
+    Setting("fetch.robots", ("RUNVIL_FETCH_ROBOTS",), _as_bool, False,
+            flag="fetch_robots", policy="robots", option="--robots/--no-robots",
+            help="Honour each site's robots.txt (default: off)."),
 )
 
 _SEARCH_KEYS = (
@@ -184,8 +208,10 @@ BUILTIN_MODEL_PROVIDERS: Mapping[str, ModelProvider] = {
 class Config:
     """The effective configuration. ``sources`` says where each setting came from
     (``flag``, ``file:PATH``, ``env:VAR`` or ``default``), which ``runvil config`` prints.
-    ``fetch`` holds the ``FetchPolicy`` fields settings set (none today: the policy is the
-    seeds' default); ``packs`` maps a Pack's configuration key to its ``[packs.KEY]`` table."""
+    ``fetch`` holds the ``FetchPolicy`` fields settings set (from a flag, the file or the
+    environment), ``fetch_defaults`` what the model-facing faces use for the policy rows not set
+    (continuation and PDFs on); ``packs`` maps a Pack's configuration key to its ``[packs.KEY]``
+    table."""
 
     search: SearchSettings
     envelope: bool = True
@@ -195,6 +221,7 @@ class Config:
     providers: Mapping[str, ModelProvider] = field(default_factory=dict)
     packs: Mapping[str, Any] = field(default_factory=dict)
     fetch: Mapping[str, Any] = field(default_factory=dict)
+    fetch_defaults: Mapping[str, Any] = field(default_factory=dict)
     file: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
 
@@ -479,19 +506,22 @@ def load_config(
     search = _search(layers)
     values: dict[str, Any] = {}
     fetch: dict[str, Any] = {}
+    fetch_defaults: dict[str, Any] = {}
     for setting in SETTINGS:
         value = layers.setting(setting)
         if setting.policy is not None:
             if layers.sources[setting.key] != "default":
                 fetch[setting.policy] = value
+            elif setting.default is not None:
+                fetch_defaults[setting.policy] = setting.default
         else:
             values[setting.key.replace(".", "_")] = value
     providers = _providers(layers)
     models = _models(layers, flags.get("models") or {})
     packs = dict(layers.file_value("packs") or {})
     config = Config(
-        search=search, models=models, providers=providers, packs=packs, fetch=fetch, file=path,
-        sources=dict(layers.sources), **values,
+        search=search, models=models, providers=providers, packs=packs, fetch=fetch,
+        fetch_defaults=fetch_defaults, file=path, sources=dict(layers.sources), **values,
     )
     for role, spec in models.items():
         try:
@@ -524,8 +554,10 @@ def describe(config: Config) -> dict[str, Any]:
         "providers": providers,
         "sources": dict(config.sources),
     }
-    if config.fetch:
-        described["fetch"] = dict(config.fetch)
+    fetch = {**config.fetch_defaults, **config.fetch}
+    if fetch:  # in the table's order, each with its source in "sources"
+        order = [s.policy for s in SETTINGS if s.policy is not None and s.policy in fetch]
+        described["fetch"] = {name: fetch[name] for name in order}
     if config.packs:
         described["packs"] = dict(config.packs)
     return described

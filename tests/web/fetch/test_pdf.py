@@ -16,7 +16,7 @@ from aiohttp import web
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runvil.web import FetchPolicy, WebFetch
+from runvil.web import FetchPolicy
 from runvil.web.fetch import pdf as pdf_module
 from runvil.web.fetch.admission import admit_url
 from runvil.web.fetch.content import BodyKind

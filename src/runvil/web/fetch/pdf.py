@@ -49,6 +49,8 @@ WORKER_MEMORY = 1 << 30
 #: plus a margin for the JSON around it: a worker answering more is out of protocol.
 _REPLY_BYTES_PER_CHAR = 8
 _REPLY_MARGIN = 64 * 1024
+#: The largest number the request header carries (page and character limits are lowered to it).
+_U32 = 0xFFFFFFFF
 
 async def convert_pdf(
     page: Page, *, max_pages: int, char_limit: int, timeout: float
@@ -60,8 +62,12 @@ async def convert_pdf(
     """
     assert page.kind is BodyKind.PDF
     display = page.target.display
+    if len(page.body) > _pdfworker.MAX_BODY:  # only a policy with a byte cap over 1 GiB
+        return failures.pdf_over_limits(display).text
     job = _Job(
-        _pdfworker.REQUEST.pack(_pdfworker.MAGIC, max_pages, char_limit, len(page.body))
+        _pdfworker.REQUEST.pack(
+            _pdfworker.MAGIC, min(max_pages, _U32), min(char_limit, _U32), len(page.body)
+        )
         + page.body,
         reply_cap=char_limit * _REPLY_BYTES_PER_CHAR + _REPLY_MARGIN,
     )

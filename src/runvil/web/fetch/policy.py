@@ -1,8 +1,10 @@
 """The fetch policy: every limit a ``web/fetch`` call runs under.
 
-``FetchPolicy()`` is the specification's default policy and the only one a Pack or a prompt ever
-gets. An embedding application, or a test that needs a one-second timeout, may build another in
-Python; nothing a model or a prompt says can change it.
+``FetchPolicy()`` is the specification's default policy: what ``WebFetch()``, ``Host()`` and the
+Pack in prompt files run under. An embedding application, an operator's settings (``runvil.toml``,
+flags), or a test that needs a one-second timeout may choose another; nothing a model or a prompt
+says can change it. The reading extensions (continuation, PDFs, robots.txt) are fields here, off
+in the default.
 """
 
 from __future__ import annotations

@@ -353,3 +353,9 @@ def test_broken_pdfs_never_raise_and_never_hang(body: bytes) -> None:
         assert result.extraction == "pdf"
         assert result.text.startswith("## Page 1")
         assert len(result.text) <= 10_000
+
+
+def test_the_page_limit_is_at_least_one() -> None:
+    with pytest.raises(ValueError, match="pdf_max_pages must be at least 1"):
+        FetchPolicy(pdf=True, pdf_max_pages=0)
+    assert FetchPolicy().pdf_max_pages == 200

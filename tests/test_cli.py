@@ -100,6 +100,15 @@ async def test_fetch_max_chars_and_raw(env: dict[str, str]) -> None:
     code, out, _ = await run_cli(
         "fetch", "https://example.com/hello.txt", "--max-chars", "5", env=env
     )
+    assert (code, out) == (  # the CLI reads on: continuation is on unless configured off
+        0,
+        "url: https://example.com/hello.txt\ntruncated: true\nnext_start_index: 5\n"
+        "extraction: plain\n\nhello\n",
+    )
+    code, out, _ = await run_cli(
+        "fetch", "https://example.com/hello.txt", "--max-chars", "5", "--no-continuation",
+        env=env,
+    )
     assert (code, out) == (
         0, "url: https://example.com/hello.txt\ntruncated: true\nextraction: plain\n\nhello\n",
     )
@@ -209,6 +218,11 @@ async def test_config_shows_the_effective_settings_with_secrets_masked(
         'provider = "gateway"  # env:RUNVIL_SEARCH_GATEWAY_URL',
         'api_key = "********"  # env:RUNVIL_SEARCH_GATEWAY_KEY',
         'url = "https://gw.example/search"  # env:RUNVIL_SEARCH_GATEWAY_URL',
+        "",
+        "[fetch]",
+        "continuation = true  # default",
+        "pdf = true  # default",
+        "robots = false  # default",
         "",
         "[models]",
         f'writer = "openai:gpt-x"  # file:{path}',

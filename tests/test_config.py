@@ -281,8 +281,9 @@ def test_tables_of_the_user_s_own_keys_take_any_key(tmp_path: Path) -> None:
         ({"RUNVIL_TEST_NETWORK": "/tmp/network.json"},
          "unknown environment variable RUNVIL_TEST_NETWORK; known: RUNVIL_APPROVAL, "
          "RUNVIL_CONFIG, RUNVIL_DEBUG, RUNVIL_ENVELOPE, RUNVIL_FETCH_ALLOWED_DOMAINS, "
-         "RUNVIL_FETCH_BLOCKED_DOMAINS, RUNVIL_FETCH_PRIVATE_HOSTS, RUNVIL_FETCH_PROXY, "
-         "RUNVIL_FETCH_USER_AGENT, RUNVIL_MCP_TOOLS, RUNVIL_MODEL_{ROLE}, "
+         "RUNVIL_FETCH_BLOCKED_DOMAINS, RUNVIL_FETCH_CONTINUATION, RUNVIL_FETCH_PDF, "
+         "RUNVIL_FETCH_PDF_MAX_PAGES, RUNVIL_FETCH_PRIVATE_HOSTS, RUNVIL_FETCH_PROXY, "
+         "RUNVIL_FETCH_ROBOTS, RUNVIL_FETCH_USER_AGENT, RUNVIL_MCP_TOOLS, RUNVIL_MODEL_{ROLE}, "
          "RUNVIL_SEARCH_GATEWAY_KEY, RUNVIL_SEARCH_GATEWAY_URL, RUNVIL_SEARCH_PROVIDER, "
          "RUNVIL_SEARCH_PROXY, RUNVIL_SEARXNG_ALLOW_PRIVATE, RUNVIL_WEB"),
     ],
@@ -333,7 +334,9 @@ def test_a_policy_setting_is_one_row_and_reaches_the_fetch_policy(
     )
     wiring = wire(cfg)
     assert wiring.policy.timeout == 7.0 and wiring.fetch_tool().policy.timeout == 7.0
-    assert describe(cfg)["fetch"] == {"timeout": 7.0}
+    assert describe(cfg)["fetch"] == {
+        "continuation": True, "pdf": True, "robots": False, "timeout": 7.0,  # the faces' defaults
+    }
     assert load_config({"fetch_timeout": 3}, env=env, cwd=tmp_path).fetch == {"timeout": 3.0}
     write(tmp_path / "runvil.toml", "[fetch]\ntimout = 7\n")
     with pytest.raises(ConfigError) as info:
@@ -374,6 +377,6 @@ def test_a_setting_row_with_an_option_adds_the_flag_to_every_command(tmp_path: P
         ).stdout
 
     data = json.loads(runvil("config", "--json", "--fetch-timeout", "3"))
-    assert (data["fetch"], data["sources"]["fetch.timeout"]) == ({"timeout": 3.0}, "flag")
+    assert (data["fetch"]["timeout"], data["sources"]["fetch.timeout"]) == (3.0, "flag")
     for command in ("fetch", "search", "run", "mcp", "config"):
         assert "--fetch-timeout VALUE" in runvil(command, "--help")

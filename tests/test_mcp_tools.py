@@ -12,7 +12,13 @@ from mcp.shared.exceptions import MCPError
 
 from runvil import unwrap
 from runvil._faces.config import Config, ConfigError, SearchSettings, load_config
-from runvil._faces.mcp import WebToolServer, served_tools
+from runvil._faces.mcp import (
+    CONTINUATION_INSTRUCTIONS,
+    WebToolServer,
+    fetch_policy_paragraph,
+    served_tools,
+)
+from runvil._faces.mcp import instructions as mcp_instructions
 from runvil._faces.wiring import MCP_FORMS, wire
 from runvil.web import FetchPolicy
 from tests.faces_helpers import (
@@ -28,7 +34,7 @@ from tests.faces_helpers import (
     write_seam,
 )
 from tests.fixtures.internet import FakeInternet
-from tests.test_mcp_server import DEFAULT_POLICY_PARAGRAPH, ScriptedProvider
+from tests.test_mcp_server import ScriptedProvider
 
 POLICY = FetchPolicy(timeout=2.0, connect_timeout=0.5)
 
@@ -185,7 +191,12 @@ async def test_runvil_mcp_with_no_provider_serves_fetch_and_says_why(
     finally:
         await stop(proc)
     assert [tool.name for tool in tools] == ["web_fetch"]
-    assert instructions is not None and instructions.endswith(DEFAULT_POLICY_PARAGRAPH)
+    # The face's policy: the seeds' limits with continuation and PDFs on (its defaults).
+    assert instructions == "\n\n".join([
+        mcp_instructions(True),
+        fetch_policy_paragraph(FetchPolicy(continuation=True, pdf=True)),
+        CONTINUATION_INSTRUCTIONS,
+    ])
 
 
 async def test_runvil_mcp_tools_over_stdio(env: dict[str, str]) -> None:

@@ -49,6 +49,10 @@ def test_the_file_sets_the_policy(tmp_path: Path) -> None:
         "private_hosts": ["wiki.corp.example", "*.dev.corp.example", "localhost:8080"],
         "allowed_domains": ["example.com", "corp.example"],
         "blocked_domains": ["ads.example.com"],
+        # the faces' defaults of the reading extensions (docs/configuration.md)
+        "continuation": True,
+        "pdf": True,
+        "robots": False,
     }
 
 
@@ -180,13 +184,22 @@ async def test_runvil_config_shows_the_network_settings(
         "[fetch]\n"
         'user_agent = "x/1"  # flag\n'
         f'private_hosts = ["wiki.corp.example"]  # file:{toml}\n'
+        "continuation = true  # default\n"
+        "pdf = true  # default\n"
+        "robots = false  # default\n"
         "\n[mcp]\n"
         f'tools = ["web_fetch"]  # file:{toml}\n'
     ) in out
     code, out, _ = await run_cli("config", "--json", env=env, cwd=work)
     data = json.loads(out)
     assert (data["fetch"], data["mcp"]) == (
-        {"private_hosts": ["wiki.corp.example"]}, {"tools": ["web_fetch"]}
+        {
+            "private_hosts": ["wiki.corp.example"],
+            "continuation": True,
+            "pdf": True,
+            "robots": False,
+        },
+        {"tools": ["web_fetch"]},
     )
 
 
@@ -199,7 +212,12 @@ def test_the_proxy_is_masked_wherever_the_configuration_is_shown(tmp_path: Path)
     cfg = load(tmp_path)
     assert wire(cfg).policy.proxy == "http://alice:pa55word@proxy.corp.example:3128"
     shown = describe(cfg)
-    assert shown["fetch"] == {"proxy": "http://********@proxy.corp.example:3128"}
+    assert shown["fetch"] == {
+        "proxy": "http://********@proxy.corp.example:3128",
+        "continuation": True,
+        "pdf": True,
+        "robots": False,
+    }
     assert "pa55word" not in repr(shown) and "alice" not in repr(shown)
     assert "pa55word" not in repr(wire(cfg).policy)
 

@@ -9,7 +9,8 @@ the host.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -50,3 +51,48 @@ class ToolImplementation(Protocol):
     def tool(self) -> Tool: ...
 
     async def call(self, args: dict[str, Any]) -> str: ...
+
+
+class RunScope:
+    """The identity of one run (a prompt run, an MCP session), as a tool sees it.
+
+    A tool that keeps state for the length of a run (``web/fetch`` keeps the pages it read, so
+    a model reading on reads the same text) keys it by the scope of the call in progress,
+    :data:`current_run`, and asks to be told when the run ends (:meth:`on_end`), to drop that
+    state at once. The scope carries nothing else; a tool may also hold it weakly, for a run
+    that is let go without being ended.
+    """
+
+    __slots__ = ("__weakref__", "_ended", "_on_end")
+
+    def __init__(self) -> None:
+        self._on_end: list[Callable[[], None]] = []
+        self._ended = False
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
+
+    def on_end(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` when the run ends (at once if it has ended)."""
+        if self._ended:
+            callback()
+        else:
+            self._on_end.append(callback)
+
+    def end(self) -> None:
+        """The run is over: tell whoever asked (once; later calls do nothing)."""
+        if self._ended:
+            return
+        self._ended = True
+        callbacks, self._on_end = self._on_end, []
+        for callback in callbacks:
+            callback()
+
+    def __repr__(self) -> str:
+        return f"<RunScope {id(self):#x}>"
+
+
+#: The run the tool call in progress belongs to: set by the Host for each call it makes, and
+#: ``None`` for a tool called directly (which is then a run of its own).
+current_run: ContextVar[RunScope | None] = ContextVar("runvil_current_run", default=None)

@@ -43,9 +43,10 @@ EXIT_INTERRUPTED = 130
 
 #: The provenance header every successful fetch starts with. A soft fetch failure is plain text
 #: with no such header, which is how the CLI tells the two apart (documented in docs/cli.md).
+#: Under continuation a truncated result has a ``next_start_index`` line; a PDF reads ``pdf``.
 _PROVENANCE = re.compile(
-    r"\Aurl: [^\n]*\ntruncated: (?:true|false)\n"
-    r"extraction: (?P<extraction>readability|raw-html|plain)(?:\n|\Z)"
+    r"\Aurl: [^\n]*\ntruncated: (?:true|false)\n(?:next_start_index: [0-9]+\n)?"
+    r"extraction: (?P<extraction>readability|raw-html|plain|pdf)(?:\n|\Z)"
 )
 
 
@@ -332,13 +333,15 @@ def cli(ctx: click.Context, config_path: str | None) -> None:
 @click.argument("url")
 @click.option("--max-chars", type=int, default=None, help="Characters to return (1..40000).")
 @click.option("--raw", is_flag=True, default=False, help="Render the whole page, not the article.")
+@click.option("--start", "start_index", type=int, default=None, metavar="N",
+              help="Start at character N (a next_start_index from an earlier fetch).")
 @click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
 @_setting_options("fetch")
 @_config_option
 @click.pass_context
 def fetch(
-    ctx: click.Context, /, url: str, max_chars: int | None, raw: bool, as_json: bool,
-    config_path: str | None, **settings: Any,
+    ctx: click.Context, /, url: str, max_chars: int | None, raw: bool, start_index: int | None,
+    as_json: bool, config_path: str | None, **settings: Any,
 ) -> None:
     """Fetch URL and print its main content (markdown for HTML pages)."""
     args: dict[str, Any] = {"url": url}
@@ -346,14 +349,18 @@ def fetch(
         args["max_chars"] = max_chars
     if raw:
         args["raw"] = True
+    if start_index is not None:
+        args["start_index"] = start_index
     from runvil._faces.hints import fetch_hints, watch_blocked
 
     with _failures():
         wiring = _wiring(ctx, config_path, **settings)
+        if start_index is not None and not wiring.face_policy.continuation:
+            raise ConfigError("--start needs fetch.continuation, which is off")
         with watch_blocked() as blocked:
             outcome = _run(run_fetch(args, wiring), spinner=f"Fetching {url}")
         hints = [] if outcome.ok else fetch_hints(
-            url, outcome.text, blocked, wiring.policy.private_hosts
+            url, outcome.text, blocked, wiring.face_policy.private_hosts
         )
     _finish(outcome, as_json, _render_fetch_tty, hints)
 

@@ -101,6 +101,15 @@ def _choice(choices: tuple[str, ...]) -> Callable[[Any, str], str]:
     return parse
 
 
+def _as_pages(value: Any, where: str) -> int:
+    """A whole number of pages, 1 or more (an integer in the file, digits in a variable)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    raise ConfigError(f"{where} must be a whole number of pages, 1 or more, not {value!r}")
+
+
 def _as_str(value: Any, where: str) -> str:
     if isinstance(value, str) and value.strip():
         return value.strip()
@@ -237,6 +246,21 @@ SETTINGS: tuple[Setting, ...] = (
         option="--tools", metavar="NAMES", commands=("mcp", "config"),
         help="The tools to serve, comma-separated: web_fetch, web_search (default: both).",
     ),
+    # -- reading more (docs/fetch.md, "Reading more"). A policy row's non-None default is what
+    # the model-facing faces (runvil fetch, runvil mcp) use when it is not set; runvil run keeps
+    # the seeds' policy for prompt files unless the setting is given (docs/configuration.md).
+    Setting("fetch.continuation", ("RUNVIL_FETCH_CONTINUATION",), _as_bool, True,
+            flag="fetch_continuation", policy="continuation",
+            option="--continuation/--no-continuation",
+            help="Offer start_index to read long pages on (default: on; runvil run: off)."),
+    Setting("fetch.pdf", ("RUNVIL_FETCH_PDF",), _as_bool, True,
+            flag="fetch_pdf", policy="pdf", option="--pdf/--no-pdf",
+            help="Return PDFs as text (default: on; runvil run: off)."),
+    Setting("fetch.pdf_max_pages", ("RUNVIL_FETCH_PDF_MAX_PAGES",), _as_pages, None,
+            policy="pdf_max_pages"),
+    Setting("fetch.robots", ("RUNVIL_FETCH_ROBOTS",), _as_bool, False,
+            flag="fetch_robots", policy="robots", option="--robots/--no-robots",
+            help="Honour each site's robots.txt (default: off)."),
 )
 
 _SEARCH_KEYS = (
@@ -278,8 +302,10 @@ BUILTIN_MODEL_PROVIDERS: Mapping[str, ModelProvider] = {
 class Config:
     """The effective configuration. ``sources`` says where each setting came from
     (``flag``, ``file:PATH``, ``env:VAR`` or ``default``), which ``runvil config`` prints.
-    ``fetch`` holds the ``FetchPolicy`` fields settings set (none today: the policy is the
-    seeds' default); ``packs`` maps a Pack's configuration key to its ``[packs.KEY]`` table."""
+    ``fetch`` holds the ``FetchPolicy`` fields settings set (from a flag, the file or the
+    environment), ``fetch_defaults`` what the model-facing faces use for the policy rows not set
+    (continuation and PDFs on); ``packs`` maps a Pack's configuration key to its ``[packs.KEY]``
+    table."""
 
     search: SearchSettings
     envelope: bool = True
@@ -294,6 +320,7 @@ class Config:
     search_proxy: str | None = None
     """``[search] proxy`` (``None``: direct, or not set; then search takes ``[fetch] proxy``,
     as ``sources`` tells)."""
+    fetch_defaults: Mapping[str, Any] = field(default_factory=dict)
     file: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
 
@@ -587,11 +614,14 @@ def load_config(
     search = _search(layers)
     values: dict[str, Any] = {}
     fetch: dict[str, Any] = {}
+    fetch_defaults: dict[str, Any] = {}
     for setting in SETTINGS:
         value = layers.setting(setting)
         if setting.policy is not None:
             if layers.sources[setting.key] != "default":
                 fetch[setting.policy] = value
+            elif setting.default is not None:
+                fetch_defaults[setting.policy] = setting.default
         else:
             values[setting.key.replace(".", "_")] = value
     _check_env_proxies(fetch.get("proxy"), values.get("search_proxy"), env)
@@ -599,8 +629,8 @@ def load_config(
     models = _models(layers, flags.get("models") or {})
     packs = dict(layers.file_value("packs") or {})
     config = Config(
-        search=search, models=models, providers=providers, packs=packs, fetch=fetch, file=path,
-        sources=dict(layers.sources), **values,
+        search=search, models=models, providers=providers, packs=packs, fetch=fetch,
+        fetch_defaults=fetch_defaults, file=path, sources=dict(layers.sources), **values,
     )
     for role, spec in models.items():
         try:
@@ -650,11 +680,13 @@ def describe(config: Config) -> dict[str, Any]:
         "providers": providers,
         "sources": dict(config.sources),
     }
-    if config.fetch:
+    fetch = {**config.fetch_defaults, **config.fetch}
+    if fetch:  # in the table's order, each with its source in "sources"
+        order = [s.policy for s in SETTINGS if s.policy is not None and s.policy in fetch]
         described["fetch"] = {
-            key: _shown_proxy(value) if key == "proxy"
-            else list(value) if isinstance(value, tuple) else value
-            for key, value in config.fetch.items()
+            name: _shown_proxy(fetch[name]) if name == "proxy"
+            else list(fetch[name]) if isinstance(fetch[name], tuple) else fetch[name]
+            for name in order
         }
     if config.mcp_tools is not None:
         described["mcp"] = {"tools": list(config.mcp_tools)}

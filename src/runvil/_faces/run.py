@@ -59,6 +59,6 @@ async def run_prompt_file(path: Path, wiring: Wiring) -> str:
 
     prompt = load_prompt(path)
     models = wiring.model_endpoints(prompt.models)
-    async with wiring.host(installed=True) as host:
+    async with wiring.host(installed=True, prompts=True) as host:
         result: str = await run_prompt(prompt, host=host, models=models, on_print=_print_line)
     return result

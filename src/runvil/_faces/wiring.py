@@ -8,6 +8,13 @@ Host or a tool. Nothing here decides a setting (:mod:`runvil._faces.config` does
 nothing here reads the environment or a file: the network and the policy are what the caller
 passes (the console script passes neither, so the real network and ``FetchPolicy()`` apply,
 changed only by the policy fields settings set).
+
+Two policies come out of one configuration. Prompt files (``runvil run``) get
+:attr:`Wiring.policy`: the seeds' policy with the settings given, because a prompt is written
+against the seeds' Pack (its Lua may match the three-line header). The model-facing faces
+(``runvil fetch``, ``runvil mcp``) get :attr:`Wiring.face_policy`: the same, plus the defaults
+the settings table gives the reading extensions (continuation and PDFs on) where nothing set
+them.
 """
 
 from __future__ import annotations
@@ -68,10 +75,14 @@ class Wiring:
         policy: FetchPolicy,
         provider: Any,
         approve: Approver | None,
+        face_policy: FetchPolicy | None = None,
     ) -> None:
         self.config = config
         self.network = network
         self.policy = policy
+        """The fetch policy of prompt files: the given policy with the settings set."""
+        self.face_policy = face_policy if face_policy is not None else policy
+        """The fetch policy of ``runvil fetch`` and ``runvil mcp`` (see the module docstring)."""
         self.approve = approve
         self._provider = provider
 
@@ -101,15 +112,15 @@ class Wiring:
         provider: SearchProvider | None = self._provider
         return provider
 
-    def web_pack(self, tools: Sequence[str] = WEB_TOOLS) -> WebPack:
-        """The web Pack over this configuration's provider, network and policy; ``tools``
-        narrows it (``("fetch",)`` builds no search provider at all)."""
+    def web_pack(self, tools: Sequence[str] = WEB_TOOLS, *, prompts: bool = False) -> WebPack:
+        """The web Pack over this configuration's provider, network and policy (the prompt
+        files' policy with ``prompts``, else the faces'); ``tools`` narrows it (``("fetch",)``
+        builds no search provider at all)."""
         from runvil.web.pack import web_pack
 
+        policy = self.policy if prompts else self.face_policy
         provider = self.search_provider() if "search" in tools else None
-        return web_pack(
-            provider=provider, network=self.network, policy=self.policy, tools=tools
-        )
+        return web_pack(provider=provider, network=self.network, policy=policy, tools=tools)
 
     def host(
         self,
@@ -117,14 +128,17 @@ class Wiring:
         *,
         installed: bool = False,
         tools: Sequence[str] = WEB_TOOLS,
+        prompts: bool = False,
     ) -> Host:
         """The Host a face serves: the web Pack in ``forms`` (none when ``web`` is off) with
         ``tools`` and, with ``installed``, every Pack installed through the ``runvil.packs``
-        entry points, each given its ``[packs.KEY]`` configuration."""
+        entry points, each given its ``[packs.KEY]`` configuration. ``prompts``: the Host runs
+        prompt files, so its fetch policy is :attr:`policy`, not :attr:`face_policy`."""
         from runvil._host import Host
         from runvil._host.plugins import installed_plugins
 
-        packs = [self.web_pack(tools)] if self.config.web else []
+        policy = self.policy if prompts else self.face_policy
+        packs = [self.web_pack(tools, prompts=prompts)] if self.config.web else []
         names: list[str] = list(forms) if self.config.web else []
         if installed:
             names += [name for name in installed_plugins() if name not in ALL_FORMS]
@@ -135,15 +149,16 @@ class Wiring:
             search_provider=self.search_provider() if with_search else None,
             network=self.network,
             approve=self.approve,
-            fetch_policy=self.policy,
+            fetch_policy=policy,
             packs=packs,
         )
 
     def fetch_tool(self) -> WebFetch:
-        """A ``web/fetch`` tool on its own (``runvil fetch`` needs no search provider)."""
+        """A ``web/fetch`` tool on its own (``runvil fetch`` needs no search provider), under
+        the faces' policy."""
         from runvil.web import WebFetch
 
-        return WebFetch(policy=self.policy, network=self.network)
+        return WebFetch(policy=self.face_policy, network=self.network)
 
     def search_tool(self) -> WebSearch:
         """A ``web/search`` tool on its own; a :class:`ConfigError` without a provider."""
@@ -180,18 +195,27 @@ def wire(
 
     ``network`` and ``policy`` are for an embedding application (and the test suite's
     launcher): ``None`` means the real network and ``FetchPolicy()``, with the policy fields the
-    configuration sets applied on top. ``provider`` replaces the configured search provider.
-    ``ask`` is how this face asks a person before a call (approval mode ``ask``).
+    configuration sets applied on top; the faces' policy then takes the table's defaults for the
+    fields that neither the configuration nor ``policy`` changed. ``provider`` replaces the
+    configured search provider. ``ask`` is how this face asks a person before a call (approval
+    mode ``ask``).
     """
     from runvil.web import FetchPolicy
 
-    base = policy if policy is not None else FetchPolicy()
-    if config.fetch:
-        base = dataclasses.replace(base, **dict(config.fetch))
+    seeds = FetchPolicy()
+    given = policy if policy is not None else seeds
+    base = dataclasses.replace(given, **dict(config.fetch)) if config.fetch else given
+    # The faces' defaults fill only what neither a setting nor the caller's policy chose.
+    defaults = {
+        name: value
+        for name, value in config.fetch_defaults.items()
+        if name not in config.fetch and getattr(given, name) == getattr(seeds, name)
+    }
     return Wiring(
         config,
         network=network,
         policy=base,
         provider=provider,
         approve=approver_for(config.approval, ask),
+        face_policy=dataclasses.replace(base, **defaults) if defaults else base,
     )

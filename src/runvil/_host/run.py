@@ -15,6 +15,7 @@ from runvil._envelope import is_nonce, new_nonce
 from runvil._host.objects import ToolObject
 from runvil._host.toolbox import Toolbox
 from runvil.errors import ToolError, ToolErrorKind
+from runvil.tools import RunScope, current_run
 
 if TYPE_CHECKING:
     from runvil._host.host import Host
@@ -39,6 +40,8 @@ class Run:
         self.nonce = nonce
         self._inflight: set[asyncio.Task[str]] = set()
         self._closing = False
+        #: What the tools see of this run (``runvil.tools.current_run`` during its calls).
+        self.scope = RunScope()
 
     @property
     def closed(self) -> bool:
@@ -70,7 +73,12 @@ class Run:
         if self._closing:
             raise RuntimeError("this run has ended")
         obj = self.host._resolve_for_call(tool)
-        task: asyncio.Task[str] = asyncio.ensure_future(self.host._invoke(obj, args))
+        # The call's task copies the context as it is made: the tool sees this run's scope.
+        token = current_run.set(self.scope)
+        try:
+            task: asyncio.Task[str] = asyncio.ensure_future(self.host._invoke(obj, args))
+        finally:
+            current_run.reset(token)
         self._inflight.add(task)
         try:
             text = await task
@@ -95,6 +103,7 @@ class Run:
             task.cancel()
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
+        self.scope.end()  # what the tools kept for this run goes now
 
     async def __aenter__(self) -> Run:
         return self

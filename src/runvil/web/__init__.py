@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from runvil._net import DnsError as DnsError
     from runvil._net import Network as Network
     from runvil.web.fetch.policy import FetchPolicy as FetchPolicy
+    from runvil.web.fetch.result import FetchResult as FetchResult
     from runvil.web.fetch.tool import WebFetch as WebFetch
     from runvil.web.pack import WebPack as WebPack
     from runvil.web.pack import web_pack as web_pack
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("DnsError", "Network"), "runvil._net"),
     "FetchPolicy": "runvil.web.fetch.policy",
+    "FetchResult": "runvil.web.fetch.result",
     "WebFetch": "runvil.web.fetch.tool",
     **dict.fromkeys(("WebPack", "web_pack"), "runvil.web.pack"),
     **dict.fromkeys(

@@ -35,10 +35,12 @@ from runvil._net.proxy import Proxies, ProxyRefused
 from runvil.web.fetch import failures
 from runvil.web.fetch.admission import TargetUrl
 from runvil.web.fetch.content import (
+    PDF_SIGNATURE,
     BodyKind,
     ContentTypeMissing,
     ContentTypeRefused,
     classify_content_type,
+    pdf_admission,
 )
 from runvil.web.fetch.policy import FetchPolicy
 
@@ -155,12 +157,19 @@ async def _judge(
     if not 200 <= status < 300:
         raise failures.http_status(target.display, status)
 
+    sniffed_type: str | None = None
     try:
         kind, charset = _classify(content_type)
     except ContentTypeMissing:
         raise failures.no_content_type(target.display) from None
     except ContentTypeRefused as refused:
-        raise failures.content_type_refused(refused.header, target.display) from None
+        # A PDF is refused too, unless the policy reads PDFs (content.pdf_admission).
+        pdf = pdf_admission(refused.header) if policy.pdf else None
+        if pdf is None:
+            raise failures.content_type_refused(refused.header, target.display) from None
+        kind, charset = BodyKind.PDF, None
+        if pdf == "sniff":
+            sniffed_type = refused.header
 
     declared = response.content_length
     if kind is not BodyKind.FLAT and declared is not None and declared > policy.max_bytes:
@@ -199,7 +208,10 @@ async def _judge(
     progress.reading_body = False
     if complete:
         response.release()
-    return Page(target=target, kind=kind, charset=charset, body=body.joined(), cut_at_cap=body.cut)
+    data = body.joined()
+    if sniffed_type is not None and not data.startswith(PDF_SIGNATURE):
+        raise failures.content_type_refused(sniffed_type, target.display)
+    return Page(target=target, kind=kind, charset=charset, body=data, cut_at_cap=body.cut)
 
 
 #: Content-Type values repeat across responses (``text/html; charset=utf-8``), and the WHATWG

@@ -1,9 +1,11 @@
 """The fetch policy: every limit a ``web/fetch`` call runs under.
 
-``FetchPolicy()`` is the specification's default policy and the only one a Pack or a prompt ever
-gets. An embedding application, or a test that needs a one-second timeout, may build another in
-Python, and an operator sets fields through ``runvil.toml``, the environment or flags
-(docs/configuration.md); nothing a model or a prompt says can change it.
+``FetchPolicy()`` is the specification's default policy: what ``WebFetch()``, ``Host()`` and the
+Pack in prompt files run under. An embedding application, an operator's settings (``runvil.toml``,
+the environment, flags; docs/configuration.md), or a test that needs a one-second timeout may
+choose another; nothing a model or a prompt says can change it. The operator's network settings
+and the reading extensions (continuation, PDFs, robots.txt) are fields here, empty or off in the
+default.
 """
 
 from __future__ import annotations
@@ -52,7 +54,23 @@ class FetchPolicy:
     the proxy only ever gets a CONNECT to an approved address (docs/company-network.md). Kept
     out of ``repr``: it may hold a password."""
 
+    # -- reading more (runvil's extensions, all off in the seeds' default policy) ------------
+    # docs/fetch.md, "Reading more". The faces turn continuation and pdf on (docs/configuration.md).
+    continuation: bool = False
+    """Offer the ``start_index`` argument, and keep each page's whole text for the run so a
+    model can read on past ``max_chars`` (``next_start_index`` in the header)."""
+    pdf: bool = False
+    """Return PDFs (``application/pdf``, or ``application/octet-stream`` starting ``%PDF-``) as
+    text, converted in a worker process under the byte cap, ``timeout`` and ``pdf_max_pages``."""
+    pdf_max_pages: int = 200
+    """Pages of a PDF converted at most; a longer PDF comes back cut (``truncated: true``)."""
+    robots: bool = False
+    """Before a page, fetch its site's robots.txt (through the same guard) and refuse what it
+    disallows for the User-Agent's product token (RFC 9309)."""
+
     def __post_init__(self) -> None:
+        if self.pdf_max_pages < 1:
+            raise ValueError("pdf_max_pages must be at least 1")
         for name in ("private_hosts", "allowed_domains", "blocked_domains"):
             value = getattr(self, name)
             if isinstance(value, str) or not isinstance(value, (tuple, list, frozenset, set)):

@@ -15,11 +15,13 @@ cancels that task when the deadline passes (see :mod:`runvil.web.fetch.tool`), r
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import aiohttp
 
 from runvil._net import NAMED_PRIVATE, PUBLIC_WEB, DnsError, Network, NoAllowedAddress, approve
 from runvil.web.fetch import failures
-from runvil.web.fetch.admission import RedirectRefused, admit_redirect
+from runvil.web.fetch.admission import RedirectRefused, TargetUrl, admit_redirect
 from runvil.web.fetch.hosts import HostRules
 from runvil.web.fetch.http import Page, Progress, exchange
 from runvil.web.fetch.policy import FetchPolicy
@@ -31,16 +33,21 @@ async def fetch_page(
     policy: FetchPolicy,
     progress: Progress,
     rules: HostRules | None = None,
+    before_hop: Callable[[TargetUrl], Awaitable[None]] | None = None,
 ) -> Page:
     """Fetch ``progress.target``, following redirects, under ``policy``'s limits.
 
     Returns the final page; raises :class:`~runvil.web.fetch.failures.SoftFailure` for every
     soft outcome and :class:`~runvil.errors.ToolError` for a host with no allowed address.
-    ``progress`` always names the hop in flight.
+    ``progress`` always names the hop in flight. ``before_hop`` is awaited with every hop's
+    admitted URL before anything about it is looked up (the robots.txt check, which may raise a
+    soft failure of its own).
     """
     followed = 0
     while True:
         target = progress.target
+        if before_hop is not None:
+            await before_hop(target)
         try:
             rule = NAMED_PRIVATE if target.private else PUBLIC_WEB
             permit = await approve(network, rule, target.host, target.port)
@@ -56,5 +63,5 @@ async def fetch_page(
                 target, outcome.location, followed, policy.max_redirects, rules
             )
         except RedirectRefused as refused:
-            raise failures.SoftFailure(refused.text) from None
+            raise failures.HopRefused(refused.text) from None
         followed += 1

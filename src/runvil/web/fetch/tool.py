@@ -16,6 +16,10 @@ and waits for it, so the connection is closed at once and nothing outlives the c
 ends without a result for any other reason (cancelled from elsewhere, or an unexpected exception
 from an injected resolver) fails the call with kind Other, ``web_fetch: the fetch task did not
 finish``, and is logged with its traceback for the operator.
+
+A policy that turns on a reading extension (continuation, PDFs, robots.txt) adds four hooks to
+this path, all in :mod:`.reading`; with the seeds' default policy there are none.
+:meth:`WebFetch.fetch` is the same call read for a Python program (:mod:`.result`).
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ import asyncio
 import concurrent.futures
 import contextvars
 import logging
+from collections.abc import Callable
 from types import TracebackType
+from typing import Any
 
 import aiohttp
 
@@ -40,7 +46,9 @@ from runvil.web.fetch.extract import render_html
 from runvil.web.fetch.hosts import host_rules
 from runvil.web.fetch.http import Page, Progress, open_fetch_session
 from runvil.web.fetch.policy import FetchPolicy
+from runvil.web.fetch.reading import reading_for
 from runvil.web.fetch.redirects import fetch_page
+from runvil.web.fetch.result import FetchResult, parse_result
 
 logger = logging.getLogger("runvil.web.fetch")
 
@@ -69,8 +77,13 @@ class WebFetch:
         self._rules = host_rules(self.policy)
         self._proxies = Proxies(self.policy.proxy, self.network) if self.policy.proxy else None
         self.tool = Tool(
-            id=TOOL_ID, description=DESCRIPTION, parameters=parameters_schema(self.policy.max_chars)
+            id=TOOL_ID,
+            description=DESCRIPTION,
+            parameters=parameters_schema(
+                self.policy.max_chars, continuation=self.policy.continuation
+            ),
         )
+        self._reading = reading_for(self.policy)
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -92,15 +105,46 @@ class WebFetch:
         if session is not None and not session.closed:
             await session.close()
 
+    async def fetch(
+        self,
+        url: str,
+        max_chars: int | None = None,
+        raw: bool = False,
+        *,
+        start_index: int | None = None,
+    ) -> FetchResult:
+        """Fetch ``url`` for a Python program: the outcome as a :class:`FetchResult`, never an
+        exception for anything the fetch meets (a hard failure is ``ok=False`` with its kind).
+
+        The same call as :meth:`call` with these arguments, read for you instead of parsed by
+        you. ``start_index`` needs a policy with ``continuation`` (``ValueError`` otherwise).
+        """
+        arguments: dict[str, Any] = {"url": url, "max_chars": max_chars, "raw": raw}
+        if start_index is not None:
+            if not self.policy.continuation:
+                raise ValueError("start_index needs FetchPolicy(continuation=True)")
+            arguments["start_index"] = start_index
+        try:
+            text = await self.call(arguments)
+        except ToolError as error:
+            return FetchResult.failure(error.kind.value, error.message)
+        return parse_result(text)
+
     async def call(self, arguments: object) -> str:
         """Run one fetch. Success and soft failures return text; hard failures raise."""
-        request = parse_arguments(arguments, self.policy.max_chars)
+        request = parse_arguments(
+            arguments, self.policy.max_chars, continuation=self.policy.continuation
+        )
         try:
             target = admit_url(request.url, self._rules)
         except UrlRefused as refusal:
             if refusal.soft:
                 return refusal.message
             raise ToolError(ToolErrorKind.InvalidArguments, refusal.message) from None
+        if self._reading is not None:
+            kept = self._reading.recall(target, request)
+            if kept is not None:
+                return kept  # continuation: the page this run keeps, read without a fetch
         session = self._ensure_session()
         loop = self._loop
         assert loop is not None  # set by _ensure_session
@@ -128,19 +172,30 @@ class WebFetch:
     async def _run(
         self, session: aiohttp.ClientSession, progress: Progress, request: FetchRequest
     ) -> str:
+        reading = self._reading
+        before_hop = (
+            None if reading is None else reading.before_hop(session, self.network, self._rules)
+        )
         try:
-            page = await fetch_page(session, self.network, self.policy, progress, self._rules)
+            page = await fetch_page(
+                session, self.network, self.policy, progress, self._rules, before_hop
+            )
         except failures.SoftFailure as failure:
             return failure.text
         progress.finished = True  # the deadline covers the network only
+        render: Callable[[Page, FetchRequest], str] = render_page
+        if reading is not None:
+            if page.kind is BodyKind.PDF:
+                return await reading.convert(page, request)  # a worker process, its own limit
+            render = reading.render or render_page
         if page.kind is BodyKind.HTML and len(page.body) > RENDER_INLINE_LIMIT:
             # Rendering is CPU work no deadline can interrupt, and a hostile page can make it
             # take seconds; off the loop thread, every other call in the process keeps running.
             rendering = _render_pool.submit(
-                contextvars.copy_context().run, render_page, page, request
+                contextvars.copy_context().run, render, page, request
             )
             return await asyncio.wrap_future(rendering)
-        return render_page(page, request)
+        return render(page, request)
 
     def _ensure_session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()

@@ -354,3 +354,26 @@ async def test_every_hop_is_resolved_again(
     err = await hard(make_fetch(LISTED), f"https://{WIKI}/a")
     assert str(err) == f"host {WIKI} has no allowed address"
     assert internet.lookups == [WIKI, WIKI]
+
+
+# --- with robots.txt on ---------------------------------------------------------------------
+
+
+async def test_a_listed_hosts_robots_txt_is_read_under_the_same_rules(
+    make_fetch: FetchFactory, plain_site: PlainSite
+) -> None:
+    """A listed host's robots.txt is fetched like its pages (over http, at its private
+    address), so its rules apply instead of an unreadable robots.txt disallowing everything."""
+
+    async def robots(request: web.Request) -> web.Response:
+        return web.Response(text="User-agent: *\nDisallow: /secret\n", content_type="text/plain")
+
+    served = await plain_site({"/robots.txt": robots, "/{tail:.*}": page}, host=WIKI, ip="10.0.0.5")
+    fetch = make_fetch(FetchPolicy(private_hosts=(WIKI,), robots=True))
+    assert await fetch.call({"url": f"http://{WIKI}/doc"}) == expect_page(
+        f"http://{WIKI}/doc", "intranet /doc"
+    )
+    assert await fetch.call({"url": f"http://{WIKI}/secret"}) == (
+        f"http://{WIKI}/secret is disallowed by the site's robots.txt"
+    )
+    assert served.request_lines == ["GET /robots.txt", "GET /doc"]

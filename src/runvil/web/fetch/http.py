@@ -21,7 +21,7 @@ import aiohttp
 from aiohttp import hdrs
 from yarl import URL
 
-from runvil._net import DialPermit, DialRefused, Network, permitted
+from runvil._net import DialPermit, DialRefused, Network
 from runvil._net.body import BodyBuffer, read_decoded
 from runvil._net.connector import open_session, send
 from runvil._net.decoding import (
@@ -124,8 +124,7 @@ async def exchange(
         headers = None
         if url.host_port_subcomponent != target.host_header:
             headers = {"Host": target.host_header}
-        with permitted(permit):
-            response = await send(session, url, headers)
+        response = await send(session, url, headers, permit=permit)
     except aiohttp.ServerTimeoutError:
         raise failures.timed_out(target.display) from None
     except (aiohttp.ClientError, OSError, DialRefused, ValueError):

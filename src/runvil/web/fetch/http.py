@@ -173,17 +173,7 @@ async def _judge(
     progress.reading_body = True
     body = BodyBuffer(limit=policy.max_bytes, keep_prefix=kind is BodyKind.FLAT)
     try:
-        if decoder is None:
-            # No coding: the bytes are the body. Read here rather than in a helper coroutine,
-            # which would be one more object alive for the whole read of every fetch.
-            complete = True
-            content = response.content
-            while chunk := await content.readany():
-                if not body.take(chunk):
-                    complete = False
-                    break
-        else:
-            complete = await read_decoded(response, decoder, body)
+        complete = await read_decoded(response, decoder, body)
     except (aiohttp.ClientError, OSError, BodyDecodeError):
         raise failures.body_unreadable(target.display) from None
     if not complete and not body.cut:

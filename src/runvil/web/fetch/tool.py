@@ -35,6 +35,7 @@ from runvil.web.fetch import failures
 from runvil.web.fetch.admission import UrlRefused, admit_url
 from runvil.web.fetch.arguments import FetchRequest, parameters_schema, parse_arguments
 from runvil.web.fetch.content import BodyKind, UnknownCharset, decode_body
+from runvil.web.fetch.deadlines import DeadlineQueue
 from runvil.web.fetch.extract import render_html
 from runvil.web.fetch.http import Page, Progress, open_fetch_session
 from runvil.web.fetch.policy import FetchPolicy
@@ -69,6 +70,7 @@ class WebFetch:
         )
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._deadlines: DeadlineQueue | None = None
 
     async def __aenter__(self) -> WebFetch:
         self._ensure_session()
@@ -98,11 +100,11 @@ class WebFetch:
                 return refusal.message
             raise ToolError(ToolErrorKind.InvalidArguments, refusal.message) from None
         session = self._ensure_session()
-        loop = self._loop
-        assert loop is not None  # set by _ensure_session
+        loop, deadlines = self._loop, self._deadlines
+        assert loop is not None and deadlines is not None  # set by _ensure_session
         progress = Progress(target)
         task = loop.create_task(self._run(session, progress, request))
-        deadline = loop.call_later(self.policy.timeout, _expire, task, progress)
+        deadline = deadlines.call_later(self.policy.timeout, _expire, task, progress)
         try:
             return await task
         except ToolError:
@@ -147,6 +149,8 @@ class WebFetch:
                 # loop cannot be closed from this one: let it go without a close that would fail.
                 session.detach()
             session = self._session = open_fetch_session(self.network, self.policy)
+            if self._loop is not loop or self._deadlines is None:
+                self._deadlines = DeadlineQueue(loop)
             self._loop = loop
         return session
 
@@ -154,10 +158,10 @@ class WebFetch:
 def _expire(task: asyncio.Task[str], progress: Progress) -> None:
     """The whole-request deadline: cancel a fetch still on the network.
 
-    One timer per call on the fetch's own task, rather than an ``asyncio.timeout`` block inside
-    it: the task is there anyway (it is what the call awaits), and a timer handle is the
-    cheapest deadline asyncio has. ``expired`` tells the call that this cancellation was the
-    deadline and not someone else's.
+    A deadline per call on the fetch's own task, rather than an ``asyncio.timeout`` block inside
+    it: the task is there anyway (it is what the call awaits), and the deadlines of all calls
+    share one loop timer (:mod:`.deadlines`). ``expired`` tells the call that this cancellation
+    was the deadline and not someone else's.
     """
     if not progress.finished:
         progress.expired = True

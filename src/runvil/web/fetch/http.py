@@ -205,6 +205,12 @@ def _request_url(target: TargetUrl) -> URL:
     )
 
 
+#: The lengths of the four field names :func:`_fields` looks for.
+_FIELD_NAME_LENGTHS = frozenset(
+    len(name) for name in (b"content-type", b"content-encoding", b"transfer-encoding", b"location")
+)
+
+
 def _fields(
     raw: RawHeaders,
 ) -> tuple[bytes | None, bytes | None, bytes | None, bytes | None]:
@@ -220,6 +226,8 @@ def _fields(
     transfer: bytes | None = None
     location: bytes | None = None
     for key, value in raw:
+        if len(key) not in _FIELD_NAME_LENGTHS:
+            continue  # most lines (Date, Server, ETag, ...): no lowercased copy, no comparisons
         name = key.lower()
         if name == b"content-type":
             content_type = value if content_type is None else content_type + b", " + value

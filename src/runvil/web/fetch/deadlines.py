@@ -55,10 +55,10 @@ class DeadlineQueue:
     Belongs to one event loop; make it inside that loop.
     """
 
-    __slots__ = ("_firing", "_loop", "_queue", "_timer", "_timer_when")
+    __slots__ = ("_firing", "_queue", "_timer", "_timer_when", "loop")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
+        self.loop = loop
         self._queue: deque[_Deadline] = deque()
         self._timer: asyncio.TimerHandle | None = None
         self._timer_when = 0.0
@@ -72,12 +72,12 @@ class DeadlineQueue:
         self, delay: float, callback: Callable[..., object], *args: Any
     ) -> Cancellable:
         """Run ``callback(*args)`` ``delay`` seconds from now unless cancelled first."""
-        when = self._loop.time() + delay
+        when = self.loop.time() + delay
         queue = self._queue
         while queue and queue[0].callback is None:
             queue.popleft()  # cancelled at the front: nothing is waiting for them
         if queue and when < queue[-1].when:
-            return self._loop.call_at(when, callback, *args)
+            return self.loop.call_at(when, callback, *args)
         deadline = _Deadline(when, callback, args)
         queue.append(deadline)
         if self._timer is None and not self._firing:
@@ -86,14 +86,14 @@ class DeadlineQueue:
 
     def _arm(self, when: float) -> None:
         self._timer_when = when
-        self._timer = self._loop.call_at(when, self._fire)
+        self._timer = self.loop.call_at(when, self._fire)
 
     def _fire(self) -> None:
         """Run every deadline that is due, then set the timer for the next one pending."""
         self._timer = None
         self._firing = True
         # The loop ran this timer because its time had come; anything due by now runs too.
-        now = max(self._timer_when, self._loop.time())
+        now = max(self._timer_when, self.loop.time())
         queue = self._queue
         try:
             while queue:

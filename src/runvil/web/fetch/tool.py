@@ -100,10 +100,11 @@ class WebFetch:
                 return refusal.message
             raise ToolError(ToolErrorKind.InvalidArguments, refusal.message) from None
         session = self._ensure_session()
-        loop, deadlines = self._loop, self._deadlines
-        assert loop is not None and deadlines is not None  # set by _ensure_session
+        loop = self._loop
+        assert loop is not None  # set by _ensure_session
         progress = Progress(target)
         task = loop.create_task(self._run(session, progress, request))
+        deadlines = self._deadline_queue(loop)
         deadline = deadlines.call_later(self.policy.timeout, _expire, task, progress)
         try:
             return await task
@@ -149,10 +150,15 @@ class WebFetch:
                 # loop cannot be closed from this one: let it go without a close that would fail.
                 session.detach()
             session = self._session = open_fetch_session(self.network, self.policy)
-            if self._loop is not loop or self._deadlines is None:
-                self._deadlines = DeadlineQueue(loop)
             self._loop = loop
         return session
+
+    def _deadline_queue(self, loop: asyncio.AbstractEventLoop) -> DeadlineQueue:
+        """The queue that holds this tool's deadlines in ``loop`` (one per loop, as a session)."""
+        deadlines = self._deadlines
+        if deadlines is None or deadlines.loop is not loop:
+            deadlines = self._deadlines = DeadlineQueue(loop)
+        return deadlines
 
 
 def _expire(task: asyncio.Task[str], progress: Progress) -> None:

@@ -205,11 +205,13 @@ def client(
             os.sched_yield()
         remaining = fetches
         faults0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        times0 = os.times()
         cpu0 = time.process_time()
         wall0 = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         wall = time.perf_counter() - wall0
         cpu = time.process_time() - cpu0
+        times = os.times()
         faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults0
         if profiled:
             os.sched_yield()
@@ -220,6 +222,8 @@ def client(
             "fetches": fetches,
             "received": received,
             "faults": faults,
+            "user": times.user - times0.user,
+            "sys": times.system - times0.system,
         }
         if mode == "guarded" and not profiled:
             result["admission_ms"] = _admission_cpu_ms(f"https://{HOST}{path}", fetches)

@@ -463,6 +463,10 @@ def main() -> None:
         ca_file = _make_certificates(directory)
         port = stack.enter_context(SERVERS[args.server](directory, server_cpu))
         if args.serve_only:
+            # Ctrl-C or a plain kill ends it, and either way nginx is stopped on the way out (a
+            # shell starts a background job with SIGINT ignored, so SIGTERM is handled too).
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGTERM, signal.default_int_handler)
             print(json.dumps({"port": port, "ca_file": str(ca_file)}), flush=True)
             with contextlib.suppress(KeyboardInterrupt):
                 signal.pause()

@@ -21,9 +21,9 @@ default: it needs nothing installed) or nginx (``nginx``: one worker, TLS, keep-
 bodies as static files). For nginx the bench writes a config into a temporary directory, starts
 its own nginx on a free loopback port with a trustme certificate and stops it at the end; it
 needs the ``nginx`` binary on ``PATH`` or in ``/usr/sbin`` (``apt-get install nginx``), and no
-root. A real server sends differently from the Python one (TLS records of 16 KB, a
-``Content-Length`` on every body, and it is fast enough that the client is the bottleneck), and
-that is where the per-chunk cost of the body read shows.
+root. Both servers send a ``Content-Length`` and no content coding, in 16 KB TLS records; nginx
+is not another Python process competing with the client for the same cores, and it is the kind
+of server a fetch meets.
 
 Every (mode, workload) measurement runs in a fresh client process; CPU is the client process's
 user+sys time over the workload only (after one warm-up fetch), peak RSS is its ``ru_maxrss``.
@@ -40,8 +40,8 @@ so one client can be run by hand under a profiler::
 (the second of callgrind's three dumps is the measured fetches: instructions per fetch are its
 total over ``--fetches``).
 
-Usage: ``python bench/fetch.py [--server python|nginx] [--repeat N] [--only WORKLOAD] [--pin]
-[--json]``
+Usage: ``python bench/fetch.py [--server python|nginx] [--repeat N] [--only WORKLOAD]
+[--fetches N] [--pin] [--json]``
 """
 
 from __future__ import annotations

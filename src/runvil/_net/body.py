@@ -55,18 +55,33 @@ class BodyBuffer:
 
 
 async def read_decoded(
-    response: aiohttp.ClientResponse, decoder: BodyDecoder, body: BodyBuffer
+    response: aiohttp.ClientResponse, decoder: BodyDecoder | None, body: BodyBuffer
 ) -> bool:
-    """Stream the body through ``decoder`` into ``body``; False when the cap stopped it.
+    """Stream the body through ``decoder`` (``None``: no content coding) into ``body``; False
+    when the cap stopped it.
 
     Raises :class:`~runvil._net.decoding.BodyDecodeError` for a corrupt or cut compressed
     stream, and aiohttp's errors for a body that broke off.
+
+    The body is taken as the pieces aiohttp received (``readchunk``), never re-joined on the
+    way: ``readany`` joins whatever is buffered into one new bytes object, which for a large
+    body from a fast server is a second copy of most of it. The one copy left is
+    :meth:`BodyBuffer.joined`. Without a coding a piece is taken as it is: it is already in
+    memory, and cutting it into decoder-sized pieces would only copy it again.
     """
-    content = response.content
-    while chunk := await content.readany():
-        if not _take_all(decoder.feed(chunk), body):
+    readchunk = response.content.readchunk
+    while True:
+        chunk, end_of_http_chunk = await readchunk()
+        if not chunk:
+            if end_of_http_chunk:
+                continue  # the end of one HTTP chunk, not of the body
+            break
+        if decoder is None:
+            if not body.take(chunk):
+                return False
+        elif not _take_all(decoder.feed(chunk), body):
             return False
-    return _take_all(decoder.finish(), body)
+    return decoder is None or _take_all(decoder.finish(), body)
 
 
 def _take_all(pieces: Iterator[bytes], body: BodyBuffer) -> bool:
@@ -93,7 +108,8 @@ async def read_bounded(
     transfer = ", ".join(headers.getall(aiohttp.hdrs.TRANSFER_ENCODING, ()))
     if transfer and transfer.strip(" \t").lower() != "chunked":
         raise UnsupportedEncoding(transfer)
-    decoder = make_decoder(", ".join(headers.getall(aiohttp.hdrs.CONTENT_ENCODING, ())))
+    coding = ", ".join(headers.getall(aiohttp.hdrs.CONTENT_ENCODING, ()))
+    decoder = make_decoder(coding) if coding else None
     body = BodyBuffer(limit, keep_prefix=cut)
     if not await read_decoded(response, decoder, body) and not body.cut:
         raise BodyTooLarge(limit)

@@ -1,9 +1,10 @@
 """The guarded aiohttp session: it can only reach what the current request's permit approved.
 
 aiohttp does the HTTP; this module decides where it may connect, for every caller alike (fetch,
-search providers, model clients). Each request runs with a
-:class:`~runvil._net.permit.DialPermit` in a context variable (set by
-:class:`~runvil._net.permit.permitted`), and three independent checks consult it:
+search providers, model clients). Each request has a :class:`~runvil._net.permit.DialPermit`:
+handed to :func:`send` with the request (the request carries it), or else the one in force in a
+context variable (set by :class:`~runvil._net.permit.permitted`). Three independent checks
+consult it:
 
 1. **The lookup hook.** aiohttp never does DNS itself: when it needs a new connection it asks
    the connector's host lookup, which answers with the permit's approved addresses, already
@@ -53,7 +54,13 @@ from aiohttp.streams import StreamReader
 from multidict import istr
 from yarl import URL
 
-from runvil._net.permit import DialPermit, DialRefused, current_permit, normalise_endpoint
+from runvil._net.permit import (
+    DialPermit,
+    DialRefused,
+    current_permit,
+    normalise_endpoint,
+    permitted,
+)
 from runvil._net.proxy import Proxies
 
 __all__ = ["open_session", "send"]
@@ -100,8 +107,26 @@ class _ResponseHandler(ResponseHandler):
         super().set_exception(exc, *args, **kwargs)
 
 
+class _PermittedRequest(ClientRequest):
+    """aiohttp's request, carrying the permit it may be dialled under.
+
+    ``None`` (a request made through the session's own methods) means the permit in force in the
+    context. :func:`send` sets it, so a request needs no context variable set and reset around
+    it: the connector reads the permit from the request it is serving.
+    """
+
+    dial_permit: DialPermit | None = None
+
+
+def _permit_of(req: ClientRequest) -> DialPermit:
+    """The permit ``req`` is served under: its own, else the context's (:class:`DialRefused`
+    when there is neither)."""
+    permit = getattr(req, "dial_permit", None)
+    return permit if permit is not None else current_permit()
+
+
 class _GuardedConnector(aiohttp.TCPConnector):
-    """A TCP connector that dials only the current permit's addresses and reuses a pooled
+    """A TCP connector that dials only the request's permitted addresses and reuses a pooled
     connection only for an approved peer."""
 
     def __init__(self, *, proxies: Proxies | None = None, **kwargs: Any) -> None:
@@ -132,6 +157,15 @@ class _GuardedConnector(aiohttp.TCPConnector):
             )
             for ip, dial_port in permit.routed()
         ]
+
+    async def _create_connection(
+        self, req: ClientRequest, traces: list[Any], timeout: aiohttp.ClientTimeout
+    ) -> ResponseHandler:
+        """A new connection. The lookup hook and the socket factory are not told which request
+        they serve, so the request's permit is put in force around them here (and only here:
+        a request served from the pool sets no context variable)."""
+        with permitted(_permit_of(req)):
+            return await super()._create_connection(req, traces, timeout)
 
     # -- the proxy hook (runvil._net.proxy): the one place a tunnel replaces a direct dial -------
 
@@ -186,7 +220,7 @@ class _GuardedConnector(aiohttp.TCPConnector):
     async def connect(
         self, req: ClientRequest, traces: list[Any], timeout: aiohttp.ClientTimeout
     ) -> aiohttp.connector.Connection:
-        permit = current_permit()
+        permit = _permit_of(req)
         while True:
             opened_before = permit.connections_opened
             conn = await super().connect(req, traces, timeout)
@@ -269,7 +303,7 @@ def _request_class(headers: Mapping[str, str]) -> type[ClientRequest]:
     passed, so they are always sent, unless a request names the same header itself.
     """
 
-    class _GuardedRequest(ClientRequest):
+    class _GuardedRequest(_PermittedRequest):
         DEFAULT_HEADERS = {istr(k): v for k, v in headers.items()}  # noqa: RUF012 - aiohttp's
 
     return _GuardedRequest
@@ -288,6 +322,7 @@ async def send(
     method: str = hdrs.METH_GET,
     body: bytes | None = None,
     retry_dropped: bool = True,
+    permit: DialPermit | None = None,
 ) -> ClientResponse:
     """Send ``method url`` (with ``body``) over ``session``'s guarded connector; return the
     response with its head read. Redirects are never followed: a 3xx is returned as it is.
@@ -306,8 +341,10 @@ async def send(
     model clients turn it off, so a reset is a transport failure and their own retry rules are
     the only ones.
 
-    The session must come from :func:`open_session` and the call must run under
-    :class:`~runvil._net.permit.permitted`.
+    ``permit`` is the request's dial permit; without one, the call must run under
+    :class:`~runvil._net.permit.permitted`. Passing it is the cheaper way (a fetch does, on every
+    hop): the request carries it, and the context variable is set only while a new connection is
+    dialled. The session must come from :func:`open_session`.
     """
     connector = session.connector
     if connector is None or session.closed:
@@ -324,6 +361,8 @@ async def send(
             session=session,
             timer=_NO_TIMER,
         )
+        if permit is not None:
+            cast("_PermittedRequest", request).dial_permit = permit
         try:
             return await _exchange_once(session, connector, request, timeout)
         except aiohttp.ClientConnectorError:

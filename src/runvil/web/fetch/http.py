@@ -21,7 +21,7 @@ import aiohttp
 from aiohttp import hdrs
 from yarl import URL
 
-from runvil._net import DialPermit, DialRefused, Network, permitted
+from runvil._net import DialPermit, DialRefused, Network
 from runvil._net.body import BodyBuffer, read_decoded
 from runvil._net.connector import open_session, send
 from runvil._net.decoding import (
@@ -131,8 +131,7 @@ async def exchange(
         headers = None
         if url.host_port_subcomponent != target.host_header:
             headers = {"Host": target.host_header}
-        with permitted(permit):
-            response = await send(session, url, headers)
+        response = await send(session, url, headers, permit=permit)
     except aiohttp.ServerTimeoutError:
         raise failures.timed_out(target.display) from None
     except ProxyRefused:
@@ -190,17 +189,7 @@ async def _judge(
     progress.reading_body = True
     body = BodyBuffer(limit=policy.max_bytes, keep_prefix=kind is BodyKind.FLAT)
     try:
-        if decoder is None:
-            # No coding: the bytes are the body. Read here rather than in a helper coroutine,
-            # which would be one more object alive for the whole read of every fetch.
-            complete = True
-            content = response.content
-            while chunk := await content.readany():
-                if not body.take(chunk):
-                    complete = False
-                    break
-        else:
-            complete = await read_decoded(response, decoder, body)
+        complete = await read_decoded(response, decoder, body)
     except (aiohttp.ClientError, OSError, BodyDecodeError):
         raise failures.body_unreadable(target.display) from None
     if not complete and not body.cut:
@@ -235,6 +224,12 @@ def _request_url(target: TargetUrl) -> URL:
     )
 
 
+#: The lengths of the four field names :func:`_fields` looks for.
+_FIELD_NAME_LENGTHS = frozenset(
+    len(name) for name in (b"content-type", b"content-encoding", b"transfer-encoding", b"location")
+)
+
+
 def _fields(
     raw: RawHeaders,
 ) -> tuple[bytes | None, bytes | None, bytes | None, bytes | None]:
@@ -250,6 +245,8 @@ def _fields(
     transfer: bytes | None = None
     location: bytes | None = None
     for key, value in raw:
+        if len(key) not in _FIELD_NAME_LENGTHS:
+            continue  # most lines (Date, Server, ETag, ...): no lowercased copy, no comparisons
         name = key.lower()
         if name == b"content-type":
             content_type = value if content_type is None else content_type + b", " + value

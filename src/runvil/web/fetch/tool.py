@@ -42,6 +42,7 @@ from runvil.web.fetch import failures
 from runvil.web.fetch.admission import UrlRefused, admit_url
 from runvil.web.fetch.arguments import FetchRequest, parameters_schema, parse_arguments
 from runvil.web.fetch.content import BodyKind, UnknownCharset, decode_body
+from runvil.web.fetch.deadlines import DeadlineQueue
 from runvil.web.fetch.extract import render_html
 from runvil.web.fetch.hosts import host_rules
 from runvil.web.fetch.http import Page, Progress, open_fetch_session
@@ -86,6 +87,7 @@ class WebFetch:
         self._reading = reading_for(self.policy)
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._deadlines: DeadlineQueue | None = None
 
     async def __aenter__(self) -> WebFetch:
         self._ensure_session()
@@ -150,7 +152,8 @@ class WebFetch:
         assert loop is not None  # set by _ensure_session
         progress = Progress(target)
         task = loop.create_task(self._run(session, progress, request))
-        deadline = loop.call_later(self.policy.timeout, _expire, task, progress)
+        deadlines = self._deadline_queue(loop)
+        deadline = deadlines.call_later(self.policy.timeout, _expire, task, progress)
         try:
             return await task
         except ToolError:
@@ -211,14 +214,21 @@ class WebFetch:
             self._loop = loop
         return session
 
+    def _deadline_queue(self, loop: asyncio.AbstractEventLoop) -> DeadlineQueue:
+        """The queue that holds this tool's deadlines in ``loop`` (one per loop, as a session)."""
+        deadlines = self._deadlines
+        if deadlines is None or deadlines.loop is not loop:
+            deadlines = self._deadlines = DeadlineQueue(loop)
+        return deadlines
+
 
 def _expire(task: asyncio.Task[str], progress: Progress) -> None:
     """The whole-request deadline: cancel a fetch still on the network.
 
-    One timer per call on the fetch's own task, rather than an ``asyncio.timeout`` block inside
-    it: the task is there anyway (it is what the call awaits), and a timer handle is the
-    cheapest deadline asyncio has. ``expired`` tells the call that this cancellation was the
-    deadline and not someone else's.
+    A deadline per call on the fetch's own task, rather than an ``asyncio.timeout`` block inside
+    it: the task is there anyway (it is what the call awaits), and the deadlines of all calls
+    share one loop timer (:mod:`.deadlines`). ``expired`` tells the call that this cancellation
+    was the deadline and not someone else's.
     """
     if not progress.finished:
         progress.expired = True

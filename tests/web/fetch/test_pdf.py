@@ -8,7 +8,10 @@ whole guarded path and converted by the worker process, as in production.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import sys
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -212,25 +215,54 @@ async def test_an_inflation_bomb_ends_within_the_limit(
 
 
 class KillRecorder:
-    """Records the worker process each killed conversion was running on."""
+    """Runs conversions on stand-in workers that read their request and then never answer,
+    on a pool of its own (so no warm worker of an earlier test is reused), and records the
+    worker process each killed conversion was running on.
+
+    A real bomb's running time depends on the machine (a fast one inflates 600 MiB in well
+    under a second); a worker that never answers makes "still running at the limit" certain.
+    """
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.processes: list[Any] = []
+        self.jobs: list[Any] = []
         recorder = self
 
         class Recorded(pdf_module._Job):
+            def __init__(self, request: bytes, reply_cap: int) -> None:
+                super().__init__(request, reply_cap)
+                recorder.jobs.append(self)
+
             def kill(self) -> None:
                 with self.lock:
                     recorder.processes.append(self.process)
                 super().kill()
 
+        stall = "import sys, time; sys.stdin.buffer.read(1); time.sleep(600)"
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
         monkeypatch.setattr(pdf_module, "_Job", Recorded)
+        monkeypatch.setattr(pdf_module, "_pool", self.pool)
+        monkeypatch.setattr(pdf_module, "_worker_command", lambda: [sys.executable, "-c", stall])
+
+    async def started(self) -> None:
+        """Wait until the one job runs on its worker process."""
+        while not (self.jobs and self.jobs[0].process is not None):
+            await asyncio.sleep(0.01)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True)
 
 
-async def test_a_conversion_over_its_time_is_killed(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def killed(monkeypatch: pytest.MonkeyPatch) -> Iterator[KillRecorder]:
+    recorder = KillRecorder(monkeypatch)
+    yield recorder
+    recorder.close()
+
+
+async def test_a_conversion_over_its_time_is_killed(killed: KillRecorder) -> None:
     """A conversion still running at the limit is stopped there (its process killed)."""
-    killed = KillRecorder(monkeypatch)
-    page = Page(admit_url(URL), BodyKind.PDF, None, inflating_pdf(600 << 20))
+    page = Page(admit_url(URL), BodyKind.PDF, None, REPORT)
     result = await asyncio.wait_for(
         pdf_module.convert_pdf(page, max_pages=10, char_limit=100, timeout=1.0), 20
     )
@@ -242,13 +274,12 @@ async def test_a_conversion_over_its_time_is_killed(monkeypatch: pytest.MonkeyPa
     assert await asyncio.to_thread(killed.processes[0].wait, 10) == -9  # SIGKILL
 
 
-async def test_cancelling_the_call_kills_the_conversion(monkeypatch: pytest.MonkeyPatch) -> None:
-    killed = KillRecorder(monkeypatch)
-    page = Page(admit_url(URL), BodyKind.PDF, None, inflating_pdf(600 << 20))
+async def test_cancelling_the_call_kills_the_conversion(killed: KillRecorder) -> None:
+    page = Page(admit_url(URL), BodyKind.PDF, None, REPORT)
     task = asyncio.ensure_future(
         pdf_module.convert_pdf(page, max_pages=10, char_limit=100, timeout=60)
     )
-    await asyncio.sleep(1.0)  # the worker is inflating by now
+    await asyncio.wait_for(killed.started(), 20)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

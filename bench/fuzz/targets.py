@@ -25,7 +25,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from runvil import envelope as env
+from runvil import _envelope as env
 from runvil.errors import RunError, RunErrorKind, ToolError, ToolErrorKind
 from runvil.prompts.document import parse_prompt
 from runvil.web.fetch.admission import (

@@ -19,19 +19,34 @@ class ToolErrorKind(StrEnum):
     Other = "Other"
 
 
-class ToolError(Exception):
-    """A hard tool failure: the call fails with ``kind`` and the exact ``message``."""
+class KindedError(Exception):
+    """An error with a :class:`ToolErrorKind` and an exact message: ``str(err)`` is the message,
+    ``repr(err)`` reads ``ToolError(Transport, '...')``. The shape :class:`ToolError` and the
+    search providers' ``ProviderError`` share.
 
-    def __init__(self, kind: ToolErrorKind, message: str) -> None:
+    ``untrusted`` says the message can carry text runvil did not write: a host name a page
+    redirected to (``host {host} has no allowed address``), a search backend's error body
+    (``web_search: backend returned {code}: {body}``). It is a property of the message's
+    template, not of one occurrence, so a caller can rely on it. Every face that hands such a
+    message to a model wraps it in the untrusted envelope, exactly as it wraps tool results
+    (docs/errors.md, "Messages that carry third-party text").
+    """
+
+    def __init__(self, kind: ToolErrorKind, message: str, *, untrusted: bool = False) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
+        self.untrusted = untrusted
 
     def __str__(self) -> str:
         return self.message
 
     def __repr__(self) -> str:
-        return f"ToolError({self.kind.value}, {self.message!r})"
+        return f"{type(self).__name__}({self.kind.value}, {self.message!r})"
+
+
+class ToolError(KindedError):
+    """A hard tool failure: the call fails with ``kind`` and the exact ``message``."""
 
 
 class RunErrorKind(StrEnum):

@@ -1,16 +1,18 @@
-"""Tool descriptions as the tools themselves publish them.
+"""Tool descriptions as the tools themselves publish them, and what a tool must do.
 
 A :class:`Tool` is what a tool implementation says about itself: its id, its catalog description
-and the JSON schema of its arguments. The host wraps it into the read-only Tool objects a prompt
-sees (with the Pack, aliases and wire names); this module only knows the catalog facts, so the
-tools below it need nothing from the host.
+and the JSON schema of its arguments; a :class:`ToolImplementation` is a tool that can be called.
+The host wraps both into the read-only Tool objects a prompt sees (with the Pack, aliases and
+wire names); this module only knows the catalog facts, so the tools below it need nothing from
+the host.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Literal, NoReturn
+from typing import Any, Protocol, runtime_checkable
 
 
 def wire_name(tool_id: str) -> str:
@@ -39,125 +41,58 @@ class Tool:
         return wire_name(self.id)
 
 
-# --------------------------------------------------------------------------------------------
-# Host-level objects: what a prompt, a model loop or an MCP client is handed.
-# --------------------------------------------------------------------------------------------
-
-Dialect = Literal["runvil", "promptforge"]
-
-
-class FrozenDict(dict[str, Any]):
-    """A ``dict`` that refuses every change.
-
-    Tool objects are read-only all the way down, yet their schemas must still serialise with
-    ``json.dumps`` and convert to Lua tables like any dict, which ``MappingProxyType`` does not.
-    """
-
-    __slots__ = ()
-
-    def _readonly(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise TypeError("this mapping is read-only")
-
-    __setitem__ = _readonly
-    __delitem__ = _readonly
-    __ior__ = _readonly
-    clear = _readonly
-    pop = _readonly
-    popitem = _readonly
-    setdefault = _readonly
-    update = _readonly
-
-    def __hash__(self) -> int:  # type: ignore[override]
-        return hash(tuple(self.items()))
-
-    def __copy__(self) -> FrozenDict:
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict:
-        return self
-
-
-def freeze(value: Any) -> Any:
-    """A deep read-only copy of a JSON-like value: dicts become :class:`FrozenDict`, lists and
-    tuples become tuples (which still serialise as JSON arrays)."""
-    if isinstance(value, Mapping):
-        return FrozenDict({str(key): freeze(item) for key, item in value.items()})
-    if isinstance(value, list | tuple):
-        return tuple(freeze(item) for item in value)
-    return value
-
-
-def thaw(value: Any) -> Any:
-    """A fresh, mutable deep copy of a frozen JSON-like value (dicts and lists)."""
-    if isinstance(value, Mapping):
-        return {key: thaw(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [thaw(item) for item in value]
-    return value
-
-
-@dataclass(frozen=True, eq=False)
-class PackObject:
-    """A Pack (runvil form) or Plugin (promptforge form) as a prompt sees it. Read-only.
-
-    ``id`` is the Pack id (``web``) or, in the promptforge form, the Plugin id
-    (``promptforge/web``); ``name`` is the fully qualified name (``runvil/web`` /
-    ``promptforge/web``). ``tools`` holds the Tool objects in tool id order; it is empty when the
-    Pack is unavailable, and then ``reason`` says why (``None`` when the Pack is usable).
-    """
-
-    id: str
-    name: str
-    dialect: Dialect
-    tools: tuple[ToolObject, ...] = ()
-    reason: str | None = None
+@runtime_checkable
+class ToolImplementation(Protocol):
+    """A callable tool: its catalog entry and an async call that takes the JSON argument object
+    and returns the result text (a success or a soft failure) or raises
+    :class:`~runvil.ToolError`. A tool holding connections may also have ``async aclose()``."""
 
     @property
-    def available(self) -> bool:
-        """Whether the Pack built: a run receives its tools only then."""
-        return self.reason is None
+    def tool(self) -> Tool: ...
+
+    async def call(self, args: dict[str, Any]) -> str: ...
+
+
+class RunScope:
+    """The identity of one run (a prompt run, an MCP session), as a tool sees it.
+
+    A tool that keeps state for the length of a run (``web/fetch`` keeps the pages it read, so
+    a model reading on reads the same text) keys it by the scope of the call in progress,
+    :data:`current_run`, and asks to be told when the run ends (:meth:`on_end`), to drop that
+    state at once. The scope carries nothing else; a tool may also hold it weakly, for a run
+    that is let go without being ended.
+    """
+
+    __slots__ = ("__weakref__", "_ended", "_on_end")
+
+    def __init__(self) -> None:
+        self._on_end: list[Callable[[], None]] = []
+        self._ended = False
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
+
+    def on_end(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` when the run ends (at once if it has ended)."""
+        if self._ended:
+            callback()
+        else:
+            self._on_end.append(callback)
+
+    def end(self) -> None:
+        """The run is over: tell whoever asked (once; later calls do nothing)."""
+        if self._ended:
+            return
+        self._ended = True
+        callbacks, self._on_end = self._on_end, []
+        for callback in callbacks:
+            callback()
 
     def __repr__(self) -> str:
-        state = "available" if self.reason is None else f"unavailable: {self.reason}"
-        return f"<PackObject {self.name} ({state}) tools={[t.id for t in self.tools]}>"
+        return f"<RunScope {id(self):#x}>"
 
 
-@dataclass(frozen=True, eq=False)
-class ToolObject:
-    """A tool as a prompt, a model loop or an MCP server is handed it. Read-only.
-
-    Runvil form (``tools.get('web/fetch')``): ``id`` is the tool id, ``name`` the tool name
-    (``fetch``), ``wire_name`` the name a model calls (``web_fetch``), ``parameters`` the argument
-    schema, ``untrusted`` True (the trust level of everything the tool returns).
-
-    PromptForge form (an alias bound under ``tools:``): ``id`` is the tool path
-    (``promptforge/web/fetch``), ``name`` the alias, ``wire_name`` the tool's own name in its
-    Plugin (``fetch``, whatever the alias: seed 000's ``page.wire_name == 'fetch'``),
-    ``parameters`` an empty table (seed 000: the field "does not carry the schema") and
-    ``untrusted`` False (trust travels with each result, not with the tool).
-
-    In both forms ``description`` is the catalog description, never an override; ``schema`` is the
-    full JSON argument schema a model is shown; ``pack`` is the Pack / Plugin object; ``catalog``
-    the tool's own catalog entry (its ``id`` is the runvil tool id in both forms).
-    """
-
-    id: str
-    name: str
-    description: str
-    wire_name: str
-    parameters: Mapping[str, Any]
-    untrusted: bool
-    dialect: Dialect
-    schema: Mapping[str, Any] = field(repr=False)
-    catalog: Tool = field(repr=False)
-    pack: PackObject | None = field(default=None, repr=False)
-
-    @property
-    def tool_id(self) -> str:
-        """The runvil tool id behind this object (``web/fetch`` in both forms)."""
-        return self.catalog.id
-
-    def schema_dict(self) -> dict[str, Any]:
-        """A fresh mutable copy of the argument schema, for a model API or an MCP listing."""
-        result: dict[str, Any] = thaw(self.schema)
-        return result
+#: The run the tool call in progress belongs to: set by the Host for each call it makes, and
+#: ``None`` for a tool called directly (which is then a run of its own).
+current_run: ContextVar[RunScope | None] = ContextVar("runvil_current_run", default=None)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from runvil.host import Host
+from runvil import Host
 from runvil.web.fetch.policy import FetchPolicy
 from runvil.web.search.provider import SearchRequest, SearchResult
 from tests.faces_helpers import ScriptedModel, Turn, site_app

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from types import TracebackType
 from typing import Any, Self
 
-from runvil.host import Host, OfferedTool, Run, Toolbox, ToolResult
+from runvil._host import Host, OfferedTool, Run, Toolbox, ToolResult
 
 #: The tools an adapter offers unless told otherwise, in this order.
 DEFAULT_TOOLS: tuple[str, ...] = ("web/fetch", "web/search")
@@ -23,7 +23,7 @@ class WebToolsBase:
     """A conversation's web tools: one Host run (one envelope nonce) and its toolbox.
 
     Pass a :class:`~runvil.Host` (a run is started for this object and ended by :meth:`aclose`)
-    or a :class:`~runvil.host.Run` you manage yourself. ``tools`` are tool ids, offered in order;
+    or a :class:`~runvil.Run` you manage yourself. ``tools`` are tool ids, offered in order;
     a tool the Host does not have (the web Pack unavailable) raises ``LookupError`` naming why.
     """
 

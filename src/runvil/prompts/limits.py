@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Limits"]
+__all__ = ["Killed", "Limits"]
 
 
 @dataclass(frozen=True)
 class Limits:
     """Per-run limits; every one is configurable (``Limits(wall_time=30.0)``)."""
 
-    #: Bytes the Lua state may allocate (``not enough memory`` past it ends the run).
+    #: Bytes the Lua state may allocate (``not enough memory`` past it ends the run). Values a
+    #: host call hands to Lua are priced against it before they cross, and a value leaving Lua
+    #: may take twice this much in Python (see :mod:`runvil.prompts.budget`).
     memory: int = 64 * 1024 * 1024
     #: Lua VM instructions per run, counted in steps of 1000 across every coroutine.
     instructions: int = 200_000_000
@@ -36,3 +38,11 @@ class Limits:
             raise ValueError("Limits.wall_time must be positive")
         if self.max_rounds < 1:
             raise ValueError("Limits.max_rounds must be at least 1")
+
+
+class Killed(Exception):
+    """The run must stop now (``instructions``, ``memory``, ``wall_time`` or ``cancelled``)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

@@ -1,7 +1,7 @@
 """``models.loop``: let the model call the offered tools until it answers in plain text.
 
 Each round sends the conversation and the section's tool scope; every tool call the model makes
-is dispatched through the host's :class:`~runvil.host.Toolbox`, which envelopes the result and
+is dispatched through the host's :class:`~runvil.Toolbox`, which envelopes the result and
 turns a hard failure into result text too, so the model reads what went wrong and the loop goes
 on. Calls of one round run concurrently and their results go back in the order the model asked.
 
@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from runvil.host import Toolbox
+from runvil._host import Toolbox
 from runvil.prompts.lua import ModelFailure
 from runvil.prompts.models import ChatClient
 

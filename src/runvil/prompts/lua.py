@@ -11,7 +11,10 @@ is closed here (see :mod:`runvil.prompts.prelude` for the Lua half):
   every attribute of every Python object, so no Python object is reachable from Lua;
 * no os/io/load/loadstring/dofile/require/debug/package/collectgarbage and no ``string.dump``;
   code is loaded as text only (``"t"``), so precompiled bytecode cannot be smuggled in;
-* a memory ceiling, an instruction budget and a polling hook for the wall-clock deadline.
+* a memory ceiling, an instruction budget and a polling hook for the wall-clock deadline;
+* the memory ceiling armed only while Lua code runs, and every value priced before it crosses
+  into Lua (:mod:`runvil.prompts.budget` says why: an allocation lupa makes outside Lua code must
+  never fail on the limit, or the process freezes).
 
 A host callback never raises into Lua: it answers ``status, value`` and the Lua side raises the
 right error value, because a Python exception crossing into Lua would put a Python object in the
@@ -27,9 +30,10 @@ from typing import Any, Literal, Protocol
 from lupa import lua54
 
 from runvil.errors import RunError, RunErrorKind
+from runvil.prompts.budget import LuaBudget
 from runvil.prompts.convert import ConversionError, LuaValues
 from runvil.prompts.document import Section
-from runvil.prompts.limits import Limits
+from runvil.prompts.limits import Killed, Limits
 from runvil.prompts.patterns import MATCHER
 from runvil.prompts.prelude import PRELUDE
 
@@ -44,6 +48,10 @@ __all__ = [
 ]
 
 log = logging.getLogger("runvil.prompts")
+
+#: What the prelude records as the kill reason when the host asked the run to stop; the reason
+#: itself (``wall_time``, ``cancelled``) stays on the Python side.
+_HOST_STOP = "stopped"
 
 #: What each host operation is called in Lua, for error messages.
 _API_NAMES = {
@@ -82,14 +90,6 @@ class ModelFailure(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
-
-
-class Killed(Exception):
-    """The run must stop now (``instructions``, ``memory``, ``wall_time`` or ``cancelled``)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 class LuaHooks(Protocol):
@@ -136,26 +136,44 @@ class LuaSandbox:
         self._hooks = hooks
         self._limits = limits
         self._source = source
+        self._stopped: str | None = None
+        self._in_call = 0  # host calls under way (a conversion can call back into Lua)
+        # max_memory=0: lupa's counting allocator with no limit yet; the budget arms the limit
+        # while Lua code runs and disarms it whenever lupa itself allocates.
         self._rt = lua54.LuaRuntime(
-            max_memory=limits.memory,
+            max_memory=0,
             register_eval=False,
             register_builtins=False,
             unpack_returned_tuples=True,
             attribute_handlers=(_deny, _deny),
         )
+        self._budget = LuaBudget(self._rt, limits.memory, hooks.stop_reason)
         try:
             self._api = self._rt.execute(
-                PRELUDE, self._dispatch, self._check, dialect, limits.instructions, MATCHER
+                PRELUDE,
+                self._dispatch,
+                self._check,
+                dialect,
+                limits.instructions,
+                MATCHER,
+                self._arm,
+                self._disarm,
             )
         except lua54.LuaMemoryError:
             raise RunError(RunErrorKind.Limit, limit_text("memory", limits)) from None
-        self.values = LuaValues(self._rt, self._api.classify, self._api.mark_array, self._api.null)
+        finally:
+            self._budget.disarm()
+        if self._budget.remaining() < 0:
+            raise RunError(RunErrorKind.Limit, limit_text("memory", limits))
+        self.values = LuaValues(
+            self._rt, self._api.classify, self._api.mark_array, self._api.null, self._budget
+        )
 
     def close(self) -> None:
         """Close the Lua state now. The runtime and this object's callbacks form a reference
         cycle, so without this the state would be freed whenever, and on whichever thread, the
         garbage collector next runs."""
-        for name in ("values", "_api", "_rt"):
+        for name in ("values", "_api", "_budget", "_rt"):
             self.__dict__.pop(name, None)
 
     # -- what the run does -----------------------------------------------------------------------
@@ -168,10 +186,14 @@ class LuaSandbox:
         """
         padded = "\n" * (section.code_line - 1) + section.code
         try:
-            fn, err = self._api.compile(padded, "=" + self._source)
-        except lua54.LuaMemoryError:
+            fn, err = self._api.compile(self._budget.admit_string(padded), "=" + self._source)
+        except (Killed, lua54.LuaMemoryError):
             raise RunError(RunErrorKind.Limit, limit_text("memory", self._limits)) from None
+        finally:
+            self._budget.disarm()
         if fn is None:
+            if err == "not enough memory":
+                raise RunError(RunErrorKind.Limit, limit_text("memory", self._limits))
             raise RunError(RunErrorKind.Lua, str(err))
         return fn
 
@@ -191,7 +213,7 @@ class LuaSandbox:
         nothing. Raises ``RunError`` for an uncaught error or a limit."""
 
         def go() -> tuple[str, Any]:
-            self._api.begin_section(prose)
+            self._api.begin_section(self._budget.admit_string(prose))
             kind, value = self._api.run(chunk)
             return str(kind), value
 
@@ -204,7 +226,9 @@ class LuaSandbox:
             return value
         if lua54.lua_type(value) == "table":
             try:
-                return self.values.encode(value)
+                return self.values.encode(value, room=self._budget.allowance)
+            except Killed:
+                raise RunError(RunErrorKind.Limit, limit_text("memory", self._limits)) from None
             except ConversionError as err:
                 raise RunError(
                     RunErrorKind.Lua, f"the section's return value cannot be encoded: {err}"
@@ -217,7 +241,14 @@ class LuaSandbox:
 
     def _guarded(self, fn: Callable[[], tuple[str, Any]]) -> tuple[str, Any]:
         try:
-            return fn()
+            try:
+                return fn()
+            finally:
+                # An error can leave Lua with the limit armed; disarm it before anything calls
+                # into Lua again (lupa's call path allocates, outside any protected call).
+                self._budget.disarm()
+        except Killed as err:
+            return "limit", err.reason
         except lua54.LuaMemoryError:
             return "limit", "memory"
         except UnicodeDecodeError:
@@ -230,6 +261,8 @@ class LuaSandbox:
 
     def _fail(self, kind: str, value: Any) -> None:
         text = str(value)
+        if kind == "limit" and text == _HOST_STOP:
+            text = self._stopped or "cancelled"
         if kind == "limit":
             if text == "cancelled":
                 raise Killed("cancelled")
@@ -238,13 +271,49 @@ class LuaSandbox:
 
     # -- callbacks from Lua ----------------------------------------------------------------------
 
-    def _check(self) -> str | None:
-        return self._hooks.stop_reason()
+    def admit(self, size: int) -> None:
+        """Raise ``Killed('memory')`` unless ``size`` more bytes fit under the memory limit: a
+        host operation about to build a large result checks first, so that Python never builds
+        what Lua could not take."""
+        self._budget.admit(size)
+
+    # Passed to the prelude as methods of this object, not of the budget: close() breaks the
+    # runtime's reference cycle by dropping this object's attributes.
+    def _arm(self) -> bool:
+        if self._in_call:  # a kill inside a host call: lupa still has to convert and push
+            return True
+        return self._budget.arm()
+
+    def _disarm(self) -> None:
+        self._budget.disarm()
+
+    def _check(self) -> bool:
+        # Called by the instruction hook with the limit armed: it answers a boolean (lupa pushes
+        # it without allocating) and keeps the reason on this side, and it never raises.
+        try:
+            reason = self._hooks.stop_reason()
+        except Exception:
+            log.exception("internal error in the stop check")
+            reason = "cancelled"
+        if reason is None:
+            return False
+        self._stopped = reason
+        return True
 
     def _dispatch(self, op: str, *args: Any) -> tuple[Any, ...]:
+        # The prelude disarmed the limit before lupa converted ``args`` and re-arms it after the
+        # result is pushed; every string of the result is priced (and encoded) here.
         name = _API_NAMES.get(op, op)
+        budget = self._budget
+        self._in_call += 1
         try:
-            return self._handle(op, args)
+            # A loop of host calls runs few Lua instructions, so the hook's deadline poll could be
+            # far apart; every host call looks at the stop flag first.
+            reason = self._hooks.stop_reason()
+            if reason is not None:
+                raise Killed(reason)
+            result = self._handle(op, args)
+            return tuple(budget.admit_string(v) if isinstance(v, str) else v for v in result)
         except ApiError as err:
             return ("err", err.message)
         except ToolFailure as err:
@@ -255,13 +324,21 @@ class LuaSandbox:
             return ("kill", err.reason)
         except ConversionError as err:
             return ("err", f"{name}: {err}")
-        except UnicodeDecodeError:
+        except (UnicodeDecodeError, UnicodeEncodeError):
             return ("err", f"{name}: strings must be valid UTF-8")
         except MemoryError:
             return ("kill", "memory")
+        except lua54.LuaError as err:
+            killed = self._api.killed()  # the run was stopped inside a call back into Lua
+            if killed:
+                return ("kill", killed)
+            log.exception("internal error in %s", name)
+            return ("err", f"{name}: internal error ({type(err).__name__})")
         except Exception as err:
             log.exception("internal error in %s", name)
             return ("err", f"{name}: internal error ({type(err).__name__})")
+        finally:
+            self._in_call -= 1
 
     def _handle(self, op: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
         hooks = self._hooks

@@ -24,10 +24,8 @@ import time
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, TypeVar
 
-import aiohttp
-
+from runvil._host import Host, OfferError, Run, Toolbox, ToolObject, requirements_notice
 from runvil.errors import RunError, RunErrorKind, ToolError
-from runvil.host import Host, OfferError, Run, Toolbox, requirements_notice
 from runvil.prompts.document import Prompt
 from runvil.prompts.limits import Limits
 from runvil.prompts.loop import tool_loop
@@ -38,8 +36,7 @@ from runvil.prompts.lua import (
     ToolFailure,
     limit_text,
 )
-from runvil.prompts.models import ChatClient, ModelEndpoint
-from runvil.tools import ToolObject
+from runvil.prompts.models import ChatClient, ModelEndpoint, ModelTransport
 
 __all__ = ["run_prompt"]
 
@@ -84,7 +81,7 @@ async def run_prompt(
             requirements_notice(f"no model endpoint for role: {role}" for role in missing),
         )
     loop = asyncio.get_running_loop()
-    async with host.run(nonce=nonce) as run, aiohttp.ClientSession(trust_env=False) as http:
+    async with host.run(nonce=nonce) as run, ModelTransport() as http:
         session = _Session(prompt, run, aliases, endpoints, limits, loop, http, on_print)
         done = _start_thread(loop, session.work)
         try:
@@ -157,7 +154,7 @@ class _Session:
         endpoints: dict[str, ModelEndpoint],
         limits: Limits,
         loop: asyncio.AbstractEventLoop,
-        http: aiohttp.ClientSession,
+        http: ModelTransport,
         on_print: Callable[[str], None] | None,
     ) -> None:
         self._prompt = prompt
@@ -174,6 +171,7 @@ class _Session:
         self._always: dict[str, str | None] = {}
         roles = list(prompt.models)
         self._role: str | None = roles[0] if len(roles) == 1 else None
+        self._sandbox: LuaSandbox | None = None
 
     # -- the worker thread -------------------------------------------------------------------
 
@@ -181,6 +179,7 @@ class _Session:
         sandbox = LuaSandbox(
             self, dialect=self._prompt.dialect, limits=self._limits, source=self._prompt.source
         )
+        self._sandbox = sandbox
         # The Lua state is freed here, on this thread, and not whenever (and wherever, often on
         # the event loop) the garbage collector reaches the runtime's reference cycle: close()
         # breaks the cycle, and a failure is re-raised as a fresh copy, so no traceback keeps a
@@ -192,6 +191,7 @@ class _Session:
         except Killed as err:
             failure = Killed(err.reason)
         finally:
+            self._sandbox = None
             sandbox.close()
         raise failure
 
@@ -321,6 +321,10 @@ class _Session:
     # -- the rest ----------------------------------------------------------------------------
 
     def untrusted(self, text: str) -> str:
+        # The envelope writes each "<" as "&lt;", so its text is at least this long: a text whose
+        # envelope cannot fit in the Lua state ends the run before Python builds it.
+        if self._sandbox is not None:
+            self._sandbox.admit(len(text) + 3 * text.count("<"))
         return self._run.untrusted(text)
 
     def print(self, text: str) -> None:

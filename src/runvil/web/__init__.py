@@ -1,24 +1,72 @@
-"""The web tools: ``web/fetch`` and ``web/search``, and the network seam they share."""
+"""The web tools: ``web/fetch`` and ``web/search``, the web Pack, and the network seam they share.
 
-from runvil.web.fetch.network import DnsError, Network
-from runvil.web.fetch.policy import FetchPolicy
-from runvil.web.fetch.tool import WebFetch
-from runvil.web.search import (
-    ProviderError,
-    SearchProvider,
-    SearchRequest,
-    SearchResult,
-    WebSearch,
-)
+Names are loaded on first use, so ``import runvil.web`` loads neither the HTTP stack nor the HTML
+parser until a tool is built. docs/api.md lists this surface.
+"""
 
-__all__ = [
-    "DnsError",
-    "FetchPolicy",
-    "Network",
-    "ProviderError",
-    "SearchProvider",
-    "SearchRequest",
-    "SearchResult",
-    "WebFetch",
-    "WebSearch",
-]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from runvil._net import DnsError as DnsError
+    from runvil._net import Network as Network
+    from runvil.web.fetch.policy import FetchPolicy as FetchPolicy
+    from runvil.web.fetch.result import FetchResult as FetchResult
+    from runvil.web.fetch.tool import WebFetch as WebFetch
+    from runvil.web.pack import WebPack as WebPack
+    from runvil.web.pack import web_pack as web_pack
+    from runvil.web.search.config import SearchSettings as SearchSettings
+    from runvil.web.search.config import provider_from_env as provider_from_env
+    from runvil.web.search.config import provider_from_settings as provider_from_settings
+    from runvil.web.search.provider import ProviderError as ProviderError
+    from runvil.web.search.provider import SearchProvider as SearchProvider
+    from runvil.web.search.provider import SearchRequest as SearchRequest
+    from runvil.web.search.provider import SearchResult as SearchResult
+    from runvil.web.search.providers import BraveProvider as BraveProvider
+    from runvil.web.search.providers import DuckDuckGoProvider as DuckDuckGoProvider
+    from runvil.web.search.providers import GatewayProvider as GatewayProvider
+    from runvil.web.search.providers import SearxngProvider as SearxngProvider
+    from runvil.web.search.providers import TavilyProvider as TavilyProvider
+    from runvil.web.search.tool import WebSearch as WebSearch
+
+#: Each public name and the module it lives in.
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(("DnsError", "Network"), "runvil._net"),
+    "FetchPolicy": "runvil.web.fetch.policy",
+    "FetchResult": "runvil.web.fetch.result",
+    "WebFetch": "runvil.web.fetch.tool",
+    **dict.fromkeys(("WebPack", "web_pack"), "runvil.web.pack"),
+    **dict.fromkeys(
+        ("SearchSettings", "provider_from_env", "provider_from_settings"),
+        "runvil.web.search.config",
+    ),
+    **dict.fromkeys(
+        ("ProviderError", "SearchProvider", "SearchRequest", "SearchResult"),
+        "runvil.web.search.provider",
+    ),
+    **dict.fromkeys(
+        (
+            "BraveProvider", "DuckDuckGoProvider", "GatewayProvider", "SearxngProvider",
+            "TavilyProvider",
+        ),
+        "runvil.web.search.providers",
+    ),
+    "WebSearch": "runvil.web.search.tool",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'runvil.web' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -11,6 +11,14 @@ Order and messages are contract (seed 001, "URL admission rules"): parse, scheme
 port, IP literal, reporting only the first failure. Only the scheme refusal is soft. Redirect
 targets go through the same checks, preceded by the redirect cap, parsing relative to the current
 URL and the https-to-http downgrade rule, and every hop refusal is soft text.
+
+An operator's host rules (:class:`~runvil.web.fetch.hosts.HostRules`, absent by default) add
+two things. A host listed in ``private_hosts`` may use ``http`` and its listed port, and its
+target is marked ``private`` (its addresses are then judged by the named-private rule); a
+redirect keeps that only while every URL of the fetch so far was a listed host, so a public
+page can never send the fetch into the intranet. And the domain lists run last, before any
+lookup: ``domain not allowed: {host}``, hard for the first URL, the soft redirect refusal for a
+hop.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from typing import NamedTuple
 
 from ada_url import HostType
 
+from runvil.web.fetch.hosts import HostRules
 from runvil.web.fetch.policy import ALLOWED_PORTS, ALLOWED_SCHEMES
 from runvil.web.fetch.urlrecord import UrlRecord, parse_record
 
@@ -29,10 +38,14 @@ __all__ = [
     "admit_redirect",
     "admit_url",
     "display_url",
+    "domain_not_allowed",
 ]
 
 #: WHATWG special schemes and their default ports (the only schemes that have one).
 _DEFAULT_PORTS: dict[str, int] = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
+
+#: The schemes a listed private host may use (any other host: https only).
+_PRIVATE_SCHEMES = frozenset({"http", "https"})
 
 INVALID_URL = "invalid url"
 USERINFO_NOT_ALLOWED = "url must not contain userinfo"
@@ -85,10 +98,14 @@ class TargetUrl(NamedTuple):
     """WHATWG host, with ``:port`` only when the port is not the scheme's default."""
     display: str
     """``scheme://host[:port]/path`` for named-failure messages: no userinfo, query or fragment."""
+    private: bool = False
+    """The operator listed this host and port in ``private_hosts`` (and, for a redirect, every
+    URL before it in the fetch was listed too): its addresses may be private."""
 
 
-def admit_url(raw: str) -> TargetUrl:
-    """Run the five admission checks on a ``url`` argument, in the spec's order.
+def admit_url(raw: str, rules: HostRules | None = None) -> TargetUrl:
+    """Run the five admission checks on a ``url`` argument, in the spec's order, then the
+    operator's domain lists when ``rules`` has them.
 
     Raises :class:`UrlRefused` with the first broken rule's message. Never raises anything else,
     whatever the string holds (control characters, lone surrogates, megabytes of text).
@@ -96,11 +113,23 @@ def admit_url(raw: str) -> TargetUrl:
     url = _parse(raw)
     if url is None:
         raise UrlRefused(INVALID_URL)
-    return _admit_parsed(url)
+    target = _admit_parsed(url, rules, True)
+    if rules is not None and rules.domain_refused(target.host):
+        raise UrlRefused(domain_not_allowed(target.host))
+    return target
+
+
+def domain_not_allowed(host: str) -> str:
+    """The domain lists' refusal, for the first URL and (as a reason) for a redirect hop."""
+    return f"domain not allowed: {host}"
 
 
 def admit_redirect(
-    current: TargetUrl, location: str, hops_followed: int, max_redirects: int
+    current: TargetUrl,
+    location: str,
+    hops_followed: int,
+    max_redirects: int,
+    rules: HostRules | None = None,
 ) -> TargetUrl:
     """Decide whether to follow a redirect from ``current`` to ``location``.
 
@@ -124,9 +153,12 @@ def admit_redirect(
     if current.scheme == "https" and _scheme(target) == "http":
         raise refuse("refusing https to http downgrade")
     try:
-        return _admit_parsed(target)
+        admitted = _admit_parsed(target, rules, current.private)
     except UrlRefused as refusal:
         raise refuse(refusal.message) from None
+    if rules is not None and rules.domain_refused(admitted.host):
+        raise refuse(domain_not_allowed(admitted.host))
+    return admitted
 
 
 def display_url(href: str) -> str:
@@ -149,15 +181,26 @@ def _parse(raw: str, base: str | None = None) -> UrlRecord | None:
     return parse_record(raw, base)
 
 
-def _admit_parsed(url: UrlRecord) -> TargetUrl:
+def _admit_parsed(
+    url: UrlRecord, rules: HostRules | None = None, private_ok: bool = True
+) -> TargetUrl:
+    """The five checks. ``private_ok`` False (a hop after a URL that was not a listed private
+    host) judges a listed host as if it were not listed."""
     scheme = _scheme(url)
-    if scheme not in ALLOWED_SCHEMES:
+    written_port: str = url.port
+    port = int(written_port) if written_port else _DEFAULT_PORTS.get(scheme, 0)
+    private = (
+        rules is not None
+        and private_ok
+        and url.host_type == HostType.DEFAULT
+        and rules.private.match(url.hostname, port)
+        and scheme in _PRIVATE_SCHEMES
+    )
+    if scheme not in ALLOWED_SCHEMES and not private:
         raise UrlRefused(f"scheme not allowed: {scheme}", soft=True)
     if url.has_credentials:
         raise UrlRefused(USERINFO_NOT_ALLOWED)
-    written_port: str = url.port
-    port = int(written_port) if written_port else _DEFAULT_PORTS.get(scheme, 0)
-    if port not in ALLOWED_PORTS:
+    if port not in ALLOWED_PORTS and not private:
         raise UrlRefused(f"port not allowed: {port}")
     hostname: str = url.hostname
     if url.host_type in (HostType.IPV4, HostType.IPV6):
@@ -181,6 +224,7 @@ def _admit_parsed(url: UrlRecord) -> TargetUrl:
         path_and_query=href[len(origin) :],
         host_header=host_header,
         display=f"{origin}{url.pathname}",
+        private=private,
     )
 
 

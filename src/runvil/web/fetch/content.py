@@ -22,12 +22,14 @@ import webencodings
 from webencodings.labels import LABELS
 
 __all__ = [
+    "PDF_SIGNATURE",
     "BodyKind",
     "ContentTypeMissing",
     "ContentTypeRefused",
     "UnknownCharset",
     "classify_content_type",
     "decode_body",
+    "pdf_admission",
 ]
 
 
@@ -40,6 +42,9 @@ class BodyKind(Enum):
     """JSON or XML: returned verbatim, refused whole when over the byte cap."""
     FLAT = "flat"
     """Any other ``text/*``: returned verbatim, cut at the byte cap and flagged truncated."""
+    PDF = "pdf"
+    """A PDF, converted to text (only under ``FetchPolicy(pdf=True)``; refused whole over the
+    byte cap, like HTML)."""
 
 
 class ContentTypeRefused(Exception):
@@ -184,6 +189,26 @@ _SINGLE_BYTE_TABLES: dict[str, str] = {
     for name in sorted(set(LABELS.values()))
     if (table := _single_byte_table(name)) is not None
 }
+
+
+# --- PDFs (runvil's extension, docs/fetch.md "Reading more") ---------------------------------
+
+#: How a PDF file starts.
+PDF_SIGNATURE = b"%PDF-"
+
+
+def pdf_admission(header: str) -> str | None:
+    """How a Content-Type the seed refuses may still be a PDF, under ``FetchPolicy(pdf=True)``:
+    ``"pdf"`` for ``application/pdf``; ``"sniff"`` for ``application/octet-stream``, which is a
+    PDF only if its body starts with :data:`PDF_SIGNATURE`; None for anything else."""
+    parsed = _parse_mime_type(header)
+    if parsed is None or parsed[0] != "application":
+        return None
+    if parsed[1] == "pdf":
+        return "pdf"
+    if parsed[1] == "octet-stream":
+        return "sniff"
+    return None
 
 
 # --- WHATWG MIME Sniffing, "parse a MIME type" ---------------------------------------------

@@ -30,8 +30,28 @@ class SoftFailure(Exception):
         return self.text
 
 
+class DnsFailed(SoftFailure):
+    """The lookup of ``host`` failed (a robots.txt check tells this apart from the rest)."""
+
+    def __init__(self, host: str) -> None:
+        super().__init__(f"dns resolution failed for {host}")
+        self.host = host
+
+
+class StatusFailure(SoftFailure):
+    """The final response had a non-2xx ``status`` (a robots.txt check reads the status)."""
+
+    def __init__(self, display: str, status: int) -> None:
+        super().__init__(f"{display} answered HTTP {status}; try a different URL")
+        self.status = status
+
+
+class HopRefused(SoftFailure):
+    """A redirect hop was refused (the text is the whole ``redirect from ...`` message)."""
+
+
 def dns_failed(host: str) -> SoftFailure:
-    return SoftFailure(f"dns resolution failed for {host}")
+    return DnsFailed(host)
 
 
 def timed_out(display: str) -> SoftFailure:
@@ -48,8 +68,17 @@ def network_error(href: str) -> SoftFailure:
     return SoftFailure(f"fetch failed for {href}: network error; try a different URL")
 
 
+def proxy_refused(href: str) -> SoftFailure:
+    """The operator's egress proxy refused the tunnel (its own policy, or its credentials): the
+    URL is named, the proxy never is."""
+    return SoftFailure(
+        f"fetch failed for {href}: the network's proxy refused the connection; "
+        "try a different URL"
+    )
+
+
 def http_status(display: str, status: int) -> SoftFailure:
-    return SoftFailure(f"{display} answered HTTP {status}; try a different URL")
+    return StatusFailure(display, status)
 
 
 def content_type_refused(content_type: str, display: str) -> SoftFailure:
@@ -77,8 +106,46 @@ def unknown_charset(display: str, label: str) -> SoftFailure:
 
 
 def no_allowed_address(host: str) -> ToolError:
-    return ToolError(ToolErrorKind.InvalidArguments, f"host {host} has no allowed address")
+    """Untrusted: on a redirect hop, ``host`` is whatever name the page chose."""
+    return ToolError(
+        ToolErrorKind.InvalidArguments, f"host {host} has no allowed address", untrusted=True
+    )
 
 
 def task_did_not_finish() -> ToolError:
     return ToolError(ToolErrorKind.Other, TASK_DID_NOT_FINISH)
+
+
+# -- reading more: robots.txt and PDFs (runvil's extensions; docs/fetch.md, "Reading more") ----
+
+
+def robots_disallowed(display: str) -> SoftFailure:
+    return SoftFailure(f"{display} is disallowed by the site's robots.txt")
+
+
+def pdf_encrypted(display: str) -> SoftFailure:
+    return SoftFailure(
+        f"the PDF from {display} is encrypted; its text cannot be read without a password; "
+        "try a different URL"
+    )
+
+
+def pdf_damaged(display: str) -> SoftFailure:
+    return SoftFailure(
+        f"the PDF from {display} is damaged or incomplete; its text cannot be read; "
+        "try a different URL"
+    )
+
+
+def pdf_no_text(display: str) -> SoftFailure:
+    return SoftFailure(
+        f"the PDF from {display} has no text to extract (its pages may be scanned images); "
+        "try a different URL"
+    )
+
+
+def pdf_over_limits(display: str) -> SoftFailure:
+    return SoftFailure(
+        f"the PDF from {display} could not be converted within the time and memory limits; "
+        "try a different URL"
+    )

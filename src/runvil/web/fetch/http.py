@@ -6,39 +6,51 @@ that will be refused costs no body download. Only an accepted head starts the bo
 counts *decoded* bytes as they stream in, so a small compressed body cannot inflate past the cap.
 
 A hop that is not followed any further always leaves its connection closed; only a body read to
-its end returns the connection to the pool.
+its end returns the connection to the pool. The connection itself is the shared guarded egress's
+(:mod:`runvil._net.connector`, under the hop's permit); :func:`open_fetch_session` gives it the
+fetch's own headers and connect timeout.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import aiohttp
+from aiohttp import hdrs
 from yarl import URL
 
-from runvil.web.fetch import failures
-from runvil.web.fetch.admission import TargetUrl
-from runvil.web.fetch.connector import permitted, send_get
-from runvil.web.fetch.content import (
-    BodyKind,
-    ContentTypeMissing,
-    ContentTypeRefused,
-    classify_content_type,
-)
-from runvil.web.fetch.decoding import (
+from runvil._net import DialPermit, DialRefused, Network
+from runvil._net.body import BodyBuffer, read_decoded
+from runvil._net.connector import open_session, send
+from runvil._net.decoding import (
+    ACCEPT_ENCODING,
     BodyDecodeError,
     BodyDecoder,
     UnsupportedEncoding,
     make_decoder,
 )
-from runvil.web.fetch.network import DialPermit, DialRefused
+from runvil._net.proxy import Proxies, ProxyRefused
+from runvil.web.fetch import failures
+from runvil.web.fetch.admission import TargetUrl
+from runvil.web.fetch.content import (
+    PDF_SIGNATURE,
+    BodyKind,
+    ContentTypeMissing,
+    ContentTypeRefused,
+    classify_content_type,
+    pdf_admission,
+)
 from runvil.web.fetch.policy import FetchPolicy
 
 #: Statuses that are followed when they carry a ``Location``; any other 3xx is a plain status.
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+#: What the fetch can turn into text, best first; anything is still accepted and judged later.
+ACCEPT = (
+    "text/html,application/xhtml+xml,application/json;q=0.9,application/xml;q=0.9,"
+    "text/*;q=0.8,*/*;q=0.1"
+)
 
 RawHeaders = tuple[tuple[bytes, bytes], ...]
 
@@ -80,36 +92,24 @@ class Page(NamedTuple):
     """True when a flat-text body was longer than the byte cap and was read only up to it."""
 
 
-class _Body:
-    """The decoded body so far, as the pieces that arrived (joined once, at the end: one copy)."""
-
-    __slots__ = ("cut", "keep_prefix", "limit", "pieces", "size")
-
-    def __init__(self, limit: int, keep_prefix: bool) -> None:
-        self.limit = limit
-        self.keep_prefix = keep_prefix
-        self.pieces: list[bytes] = []
-        self.size = 0
-        self.cut = False
-
-    def take(self, piece: bytes) -> bool:
-        """Add a decoded piece; False once the cap is passed and reading must stop."""
-        room = self.limit - self.size
-        if len(piece) <= room:
-            self.pieces.append(piece)
-            self.size += len(piece)
-            return True
-        if not self.keep_prefix:
-            return False
-        self.pieces.append(piece[:room])
-        self.size = self.limit
-        self.cut = True
-        return False
-
-    def joined(self) -> bytes:
-        data = b"".join(self.pieces)
-        self.pieces.clear()
-        return data
+def open_fetch_session(
+    network: Network, policy: FetchPolicy, proxies: Proxies | None = None
+) -> aiohttp.ClientSession:
+    """The fetch's guarded session (see :mod:`runvil._net.connector`); call inside the running
+    event loop. Every request carries ``User-Agent``, ``Accept`` and ``Accept-Encoding``, and
+    nothing else of the session's; ``connect_timeout`` covers TCP + TLS on each hop (and the
+    proxy's tunnel, with ``proxies``), and the whole-request limit is a timer on the fetch
+    task."""
+    return open_session(
+        network.ssl_context,
+        headers={
+            hdrs.ACCEPT: ACCEPT,
+            hdrs.ACCEPT_ENCODING: ACCEPT_ENCODING,
+            hdrs.USER_AGENT: policy.user_agent,
+        },
+        connect_timeout=policy.connect_timeout,
+        proxies=proxies,
+    )
 
 
 async def exchange(
@@ -131,10 +131,11 @@ async def exchange(
         headers = None
         if url.host_port_subcomponent != target.host_header:
             headers = {"Host": target.host_header}
-        with permitted(permit):
-            response = await send_get(session, url, headers)
+        response = await send(session, url, headers, permit=permit)
     except aiohttp.ServerTimeoutError:
         raise failures.timed_out(target.display) from None
+    except ProxyRefused:
+        raise failures.proxy_refused(target.href) from None
     except (aiohttp.ClientError, OSError, DialRefused, ValueError):
         raise failures.network_error(target.href) from None
     try:
@@ -155,12 +156,19 @@ async def _judge(
     if not 200 <= status < 300:
         raise failures.http_status(target.display, status)
 
+    sniffed_type: str | None = None
     try:
         kind, charset = _classify(content_type)
     except ContentTypeMissing:
         raise failures.no_content_type(target.display) from None
     except ContentTypeRefused as refused:
-        raise failures.content_type_refused(refused.header, target.display) from None
+        # A PDF is refused too, unless the policy reads PDFs (content.pdf_admission).
+        pdf = pdf_admission(refused.header) if policy.pdf else None
+        if pdf is None:
+            raise failures.content_type_refused(refused.header, target.display) from None
+        kind, charset = BodyKind.PDF, None
+        if pdf == "sniff":
+            sniffed_type = refused.header
 
     declared = response.content_length
     if kind is not BodyKind.FLAT and declared is not None and declared > policy.max_bytes:
@@ -179,19 +187,9 @@ async def _judge(
             raise failures.body_unreadable(target.display) from None
 
     progress.reading_body = True
-    body = _Body(limit=policy.max_bytes, keep_prefix=kind is BodyKind.FLAT)
+    body = BodyBuffer(limit=policy.max_bytes, keep_prefix=kind is BodyKind.FLAT)
     try:
-        if decoder is None:
-            # No coding: the bytes are the body. Read here rather than in a helper coroutine,
-            # which would be one more object alive for the whole read of every fetch.
-            complete = True
-            content = response.content
-            while chunk := await content.readany():
-                if not body.take(chunk):
-                    complete = False
-                    break
-        else:
-            complete = await _read(response, decoder, body)
+        complete = await read_decoded(response, decoder, body)
     except (aiohttp.ClientError, OSError, BodyDecodeError):
         raise failures.body_unreadable(target.display) from None
     if not complete and not body.cut:
@@ -199,22 +197,10 @@ async def _judge(
     progress.reading_body = False
     if complete:
         response.release()
-    return Page(target=target, kind=kind, charset=charset, body=body.joined(), cut_at_cap=body.cut)
-
-
-async def _read(response: aiohttp.ClientResponse, decoder: BodyDecoder, body: _Body) -> bool:
-    """Stream the body through ``decoder`` into ``body``; False when the cap stopped it."""
-    content = response.content
-    while chunk := await content.readany():
-        if not _take_all(decoder.feed(chunk), body):
-            return False
-    return _take_all(decoder.finish(), body)
-
-
-def _take_all(pieces: Iterator[bytes], body: _Body) -> bool:
-    # The decoder is lazy: stopping here stops the decompression too, so a bomb costs at most
-    # one piece past the cap.
-    return all(body.take(piece) for piece in pieces)
+    data = body.joined()
+    if sniffed_type is not None and not data.startswith(PDF_SIGNATURE):
+        raise failures.content_type_refused(sniffed_type, target.display)
+    return Page(target=target, kind=kind, charset=charset, body=data, cut_at_cap=body.cut)
 
 
 #: Content-Type values repeat across responses (``text/html; charset=utf-8``), and the WHATWG
@@ -238,6 +224,12 @@ def _request_url(target: TargetUrl) -> URL:
     )
 
 
+#: The lengths of the four field names :func:`_fields` looks for.
+_FIELD_NAME_LENGTHS = frozenset(
+    len(name) for name in (b"content-type", b"content-encoding", b"transfer-encoding", b"location")
+)
+
+
 def _fields(
     raw: RawHeaders,
 ) -> tuple[bytes | None, bytes | None, bytes | None, bytes | None]:
@@ -253,6 +245,8 @@ def _fields(
     transfer: bytes | None = None
     location: bytes | None = None
     for key, value in raw:
+        if len(key) not in _FIELD_NAME_LENGTHS:
+            continue  # most lines (Date, Server, ETag, ...): no lowercased copy, no comparisons
         name = key.lower()
         if name == b"content-type":
             content_type = value if content_type is None else content_type + b", " + value

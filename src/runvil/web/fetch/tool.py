@@ -1,7 +1,7 @@
 """``web/fetch``: arguments in, one page out as text with its provenance header.
 
 :class:`WebFetch` is the tool. It owns one aiohttp session (a keep-alive pool guarded per hop,
-see :mod:`runvil.web.fetch.connector`), made inside the running event loop either by
+see :mod:`runvil._net.connector`), made inside the running event loop either by
 ``async with`` or lazily on the first call, because a Host builds its tools before any loop runs.
 
 A call goes: arguments (:mod:`.arguments`) -> URL admission (:mod:`.admission`, no network yet)
@@ -17,6 +17,10 @@ and waits for it, so the connection is closed at once and nothing outlives the c
 ends without a result for any other reason (cancelled from elsewhere, or an unexpected exception
 from an injected resolver) fails the call with kind Other, ``web_fetch: the fetch task did not
 finish``, and is logged with its traceback for the operator.
+
+A policy that turns on a reading extension (continuation, PDFs, robots.txt) adds four hooks to
+this path, all in :mod:`.reading`; with the seeds' default policy there are none.
+:meth:`WebFetch.fetch` is the same call read for a Python program (:mod:`.result`).
 """
 
 from __future__ import annotations
@@ -24,22 +28,28 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from types import TracebackType
+from typing import Any
 
 import aiohttp
 
+from runvil._net import Network
+from runvil._net.proxy import Proxies
 from runvil.errors import ToolError, ToolErrorKind
 from runvil.tools import Tool
 from runvil.web.fetch import failures, rendering
 from runvil.web.fetch.admission import UrlRefused, admit_url
 from runvil.web.fetch.arguments import FetchRequest, parameters_schema, parse_arguments
-from runvil.web.fetch.connector import open_session
 from runvil.web.fetch.content import BodyKind, UnknownCharset, decode_body
+from runvil.web.fetch.deadlines import DeadlineQueue
 from runvil.web.fetch.extract import render_html
-from runvil.web.fetch.http import Page, Progress
-from runvil.web.fetch.network import Network
+from runvil.web.fetch.hosts import host_rules
+from runvil.web.fetch.http import Page, Progress, open_fetch_session
 from runvil.web.fetch.policy import FetchPolicy
+from runvil.web.fetch.reading import reading_for
 from runvil.web.fetch.redirects import fetch_page
+from runvil.web.fetch.result import FetchResult, parse_result
 
 logger = logging.getLogger("runvil.web.fetch")
 
@@ -57,11 +67,19 @@ class WebFetch:
     def __init__(self, policy: FetchPolicy | None = None, network: Network | None = None) -> None:
         self.policy = policy if policy is not None else FetchPolicy()
         self.network = network if network is not None else Network()
+        self._rules = host_rules(self.policy)
+        self._proxies = Proxies(self.policy.proxy, self.network) if self.policy.proxy else None
         self.tool = Tool(
-            id=TOOL_ID, description=DESCRIPTION, parameters=parameters_schema(self.policy.max_chars)
+            id=TOOL_ID,
+            description=DESCRIPTION,
+            parameters=parameters_schema(
+                self.policy.max_chars, continuation=self.policy.continuation
+            ),
         )
+        self._reading = reading_for(self.policy)
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._deadlines: DeadlineQueue | None = None
 
     async def __aenter__(self) -> WebFetch:
         self._ensure_session()
@@ -81,21 +99,53 @@ class WebFetch:
         if session is not None and not session.closed:
             await session.close()
 
+    async def fetch(
+        self,
+        url: str,
+        max_chars: int | None = None,
+        raw: bool = False,
+        *,
+        start_index: int | None = None,
+    ) -> FetchResult:
+        """Fetch ``url`` for a Python program: the outcome as a :class:`FetchResult`, never an
+        exception for anything the fetch meets (a hard failure is ``ok=False`` with its kind).
+
+        The same call as :meth:`call` with these arguments, read for you instead of parsed by
+        you. ``start_index`` needs a policy with ``continuation`` (``ValueError`` otherwise).
+        """
+        arguments: dict[str, Any] = {"url": url, "max_chars": max_chars, "raw": raw}
+        if start_index is not None:
+            if not self.policy.continuation:
+                raise ValueError("start_index needs FetchPolicy(continuation=True)")
+            arguments["start_index"] = start_index
+        try:
+            text = await self.call(arguments)
+        except ToolError as error:
+            return FetchResult.failure(error.kind.value, error.message)
+        return parse_result(text)
+
     async def call(self, arguments: object) -> str:
         """Run one fetch. Success and soft failures return text; hard failures raise."""
-        request = parse_arguments(arguments, self.policy.max_chars)
+        request = parse_arguments(
+            arguments, self.policy.max_chars, continuation=self.policy.continuation
+        )
         try:
-            target = admit_url(request.url)
+            target = admit_url(request.url, self._rules)
         except UrlRefused as refusal:
             if refusal.soft:
                 return refusal.message
             raise ToolError(ToolErrorKind.InvalidArguments, refusal.message) from None
+        if self._reading is not None:
+            kept = self._reading.recall(target, request)
+            if kept is not None:
+                return kept  # continuation: the page this run keeps, read without a fetch
         session = self._ensure_session()
         loop = self._loop
         assert loop is not None  # set by _ensure_session
         progress = Progress(target)
         task = loop.create_task(self._run(session, progress, request))
-        deadline = loop.call_later(self.policy.timeout, _expire, task, progress)
+        deadlines = self._deadline_queue(loop)
+        deadline = deadlines.call_later(self.policy.timeout, _expire, task, progress)
         try:
             return await task
         except ToolError:
@@ -117,14 +167,25 @@ class WebFetch:
     async def _run(
         self, session: aiohttp.ClientSession, progress: Progress, request: FetchRequest
     ) -> str:
+        reading = self._reading
+        before_hop = (
+            None if reading is None else reading.before_hop(session, self.network, self._rules)
+        )
         try:
-            page = await fetch_page(session, self.network, self.policy, progress)
+            page = await fetch_page(
+                session, self.network, self.policy, progress, self._rules, before_hop
+            )
         except failures.SoftFailure as failure:
             return failure.text
         progress.finished = True  # the deadline covers the network only
         deadline = time.monotonic() + self.policy.render_timeout
+        render: Callable[[Page, FetchRequest, float | None], str] = render_page
+        if reading is not None:
+            if page.kind is BodyKind.PDF:
+                return await reading.convert(page, request)  # a worker process, its own limit
+            render = reading.render or render_page
         if page.kind is not BodyKind.HTML or len(page.body) <= RENDER_INLINE_LIMIT:
-            return render_page(page, request, deadline)
+            return render(page, request, deadline)
         # Rendering is CPU work no deadline can interrupt; off the loop thread, every other call
         # in the process keeps running. It waits for room under the process's memory budget
         # until its deadline, then renders the page as plain text instead.
@@ -132,10 +193,10 @@ class WebFetch:
         room = rendering.reservation(len(page.body))
         if await gate.acquire(room, deadline):
             return await rendering.run_in_thread(
-                lambda: render_page(page, request, deadline), lambda: gate.release(room)
+                lambda: render(page, request, deadline), lambda: gate.release(room)
             )
         logger.warning("no room to render %s before its deadline: plain text", page.target.display)
-        return await rendering.run_in_thread(lambda: render_page(page, request, 0.0))
+        return await rendering.run_in_thread(lambda: render(page, request, 0.0))
 
     def _ensure_session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
@@ -145,18 +206,27 @@ class WebFetch:
                 # A session belongs to the loop it was made in, and one left behind by another
                 # loop cannot be closed from this one: let it go without a close that would fail.
                 session.detach()
-            session = self._session = open_session(self.network, self.policy)
+            session = self._session = open_fetch_session(
+                self.network, self.policy, self._proxies
+            )
             self._loop = loop
         return session
+
+    def _deadline_queue(self, loop: asyncio.AbstractEventLoop) -> DeadlineQueue:
+        """The queue that holds this tool's deadlines in ``loop`` (one per loop, as a session)."""
+        deadlines = self._deadlines
+        if deadlines is None or deadlines.loop is not loop:
+            deadlines = self._deadlines = DeadlineQueue(loop)
+        return deadlines
 
 
 def _expire(task: asyncio.Task[str], progress: Progress) -> None:
     """The whole-request deadline: cancel a fetch still on the network.
 
-    One timer per call on the fetch's own task, rather than an ``asyncio.timeout`` block inside
-    it: the task is there anyway (it is what the call awaits), and a timer handle is the
-    cheapest deadline asyncio has. ``expired`` tells the call that this cancellation was the
-    deadline and not someone else's.
+    A deadline per call on the fetch's own task, rather than an ``asyncio.timeout`` block inside
+    it: the task is there anyway (it is what the call awaits), and the deadlines of all calls
+    share one loop timer (:mod:`.deadlines`). ``expired`` tells the call that this cancellation
+    was the deadline and not someone else's.
     """
     if not progress.finished:
         progress.expired = True

@@ -1,19 +1,26 @@
 """The only HTTP client a search provider uses: locked to the provider's declared endpoints.
 
 A provider's requests carry a secret (its API key) and a model-written query, so the client that
-sends them may reach exactly the ``host:port`` pairs the provider declared, nothing else:
+sends them may reach exactly the ``host:port`` pairs the provider declared, nothing else. It is
+the guarded egress of :mod:`runvil._net` under the endpoint-locked admission rule
+(:class:`~runvil._net.rules.EndpointLocked`):
 
 * a URL whose host and port are not declared is refused before any lookup;
 * redirects are never followed: a 3xx comes back to the provider as an error status, so a
   vendor (or anyone in its path) cannot bounce the key or the query to another host;
-* the host is resolved through ``network.resolve`` and the answers judged by the fetch address
-  policy (:func:`runvil.web.fetch.addresses.allowed_addresses`), unless the operator declared a
-  private endpoint (``allow_private``, e.g. a self-hosted SearXNG on the LAN);
-* the approved address is routed with ``network.route`` and dialled directly (the URL carries
-  the address, TLS verifies the real host name through ``server_hostname`` and ``Host`` names
-  it), and a socket factory refuses any other destination as a last line;
-* no proxy from the environment, no cookies, a bounded body, and one deadline for the whole
-  exchange, retry included.
+* the host is resolved through ``network.resolve`` and the answers judged by the blocked address
+  table, except for an endpoint the operator declared private (``allow_private``, e.g. a
+  self-hosted SearXNG on the LAN, or an endpoint named in ``private_hosts``): its answers are
+  judged as a named private host's (private, CGNAT, loopback and unique-local addresses allowed;
+  link-local, metadata, multicast and the rest never), and it may be reached over ``http``;
+* the connection is made by the same guarded connector as every fetch: it dials only the
+  approved addresses (routed with ``network.route``), checks every socket's destination as a
+  last line, and TLS verifies the real host name;
+* no proxy from the environment (the operator's ``proxy`` is a parameter: the endpoint is still
+  resolved and approved here, and the proxy only gets a CONNECT to the approved address, see
+  :mod:`runvil._net.proxy`), no cookies, a body bounded after decompression (a small
+  compressed answer cannot inflate past the cap), and one deadline for the whole exchange,
+  retry included.
 
 Failures come back as :class:`ProviderError` with the messages every provider shares:
 ``request failed`` (nothing usable came back), ``reading response failed`` (the body broke
@@ -28,21 +35,35 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import ipaddress
+import json as jsonlib
 import logging
-import socket
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 import aiohttp
-from multidict import CIMultiDict, CIMultiDictProxy
+from aiohttp import hdrs
+from multidict import CIMultiDictProxy
 from yarl import URL
 
+from runvil._net import (
+    DialPermit,
+    DialRefused,
+    DnsError,
+    EndpointLocked,
+    Network,
+    NoAllowedAddress,
+    approve,
+    permitted,
+)
+from runvil._net.body import BodyTooLarge, read_bounded
+from runvil._net.connector import open_session, send
+from runvil._net.decoding import ACCEPT_ENCODING, BodyDecodeError, UnsupportedEncoding
+from runvil._net.hostnames import PrivateHosts
+from runvil._net.proxy import Proxies, ProxyRefused, proxy_setting
 from runvil.errors import ToolErrorKind
-from runvil.web.fetch.addresses import allowed_addresses
-from runvil.web.fetch.network import DnsError, Network
 from runvil.web.search.provider import ProviderError, parse_endpoint
 
 log = logging.getLogger("runvil.web.search")
@@ -53,8 +74,6 @@ MAX_RETRY_WAIT = 10.0
 DEFAULT_RETRY_WAIT = 1.0
 ERROR_BODY_BYTES = 65_536
 USER_AGENT = "runvil-search/0.1"
-
-_CHUNK = 65_536
 
 
 @dataclass(frozen=True)
@@ -117,7 +136,7 @@ class Egress:
     """An HTTP client that can only reach ``endpoints`` (each ``host:port``).
 
     A provider makes one per configuration and calls :meth:`send` per search; each send opens
-    and closes its own connections, so nothing outlives the call that made it.
+    and closes its own guarded session, so nothing outlives the call that made it.
     """
 
     def __init__(
@@ -127,6 +146,8 @@ class Egress:
         network: Network | None = None,
         allow_private: bool = False,
         allow_http: bool = False,
+        private_hosts: PrivateHosts | Iterable[str] = (),
+        proxy: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         max_bytes: int = 1_048_576,
@@ -137,7 +158,14 @@ class Egress:
         self.endpoints = frozenset(parse_endpoint(e) for e in endpoints)
         self.network = network if network is not None else Network()
         self.allow_private = allow_private
+        listed = private_endpoints(self.endpoints, private_hosts)
+        self.private = frozenset(self.endpoints if allow_private else listed)
         self.schemes = frozenset({"https", "http"} if allow_http else {"https"})
+        self.rule = EndpointLocked(
+            self.endpoints, private=self.private, schemes=self.schemes, logger=log
+        )
+        checked = proxy_setting(proxy)
+        self._proxies = Proxies(checked, self.network) if checked else None
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self.max_bytes = max_bytes
@@ -167,15 +195,15 @@ class Egress:
         if params:
             target = target.with_query(dict(params))
         host, port = self._check_target(target)
+        request_headers, body = _request_body(headers, json, form)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
-        approved: set[tuple[str, int]] = set()
-        async with self._session(approved) as session:
+        session = self._session()
+        try:
             retried = False
             while True:
                 response = await self._attempt(
-                    session, approved, method, target, host, port, headers, json, form, truncate,
-                    deadline,
+                    session, method, target, host, port, request_headers, body, truncate, deadline
                 )
                 if retried or not retry_if(response):
                     return response
@@ -190,12 +218,14 @@ class Egress:
                          response.status, wait)
                 await asyncio.sleep(wait)
                 retried = True
+        finally:
+            await session.close()
 
     # -- pieces ----------------------------------------------------------------------------
     def _check_target(self, target: URL) -> tuple[str, int]:
         host = (target.raw_host or "").lower().rstrip(".")
         port = target.port
-        if target.scheme not in self.schemes or port is None or (host, port) not in self.endpoints:
+        if port is None or not self.rule.admits(target.scheme, host, port):
             log.warning(
                 "refused a search request to %s://%s:%s: not a declared endpoint",
                 target.scheme, host, port,
@@ -206,103 +236,77 @@ class Egress:
             raise _request_failed()
         return host, port
 
-    def _session(self, approved: set[tuple[str, int]]) -> aiohttp.ClientSession:
-        def checked_socket(addr_info: Any) -> socket.socket:
-            family, type_, proto, _canon, sockaddr = addr_info
-            if (_normal_ip(str(sockaddr[0])), int(sockaddr[1])) not in approved:
-                raise OSError(f"refused to dial {sockaddr[0]}: not an approved search address")
-            return socket.socket(family, type_, proto)
-
-        connector = aiohttp.TCPConnector(
-            use_dns_cache=False,
-            ssl=self.network.ssl_context,
-            socket_factory=checked_socket,
-            limit=0,
+    def _session(self) -> aiohttp.ClientSession:
+        """A guarded session for one send. aiohttp's silent resend of a request whose connection
+        was reset is off (:func:`~runvil._net.connector.send`'s ``retry_dropped``): our own rule
+        is the only retry (once, on 429/5xx), and a reset is a transport failure."""
+        return open_session(
+            self.network.ssl_context,
+            headers={
+                hdrs.ACCEPT: "*/*",
+                hdrs.ACCEPT_ENCODING: ACCEPT_ENCODING,
+                hdrs.USER_AGENT: self.user_agent,
+            },
+            connect_timeout=self.connect_timeout,
+            proxies=self._proxies,
         )
-        session = aiohttp.ClientSession(
-            connector=connector,
-            cookie_jar=aiohttp.DummyCookieJar(),
-            trust_env=False,
-            timeout=aiohttp.ClientTimeout(total=None, connect=self.connect_timeout),
-            headers={"User-Agent": self.user_agent},
-            raise_for_status=False,
-        )
-        # aiohttp silently resends an idempotent request once when the connection is reset.
-        # Our own rule is the only retry (once, on 429/5xx): a reset is a transport failure and
-        # fails the call. There is no public switch; aiohttp's own test client flips this one.
-        session._retry_connection = False
-        return session
 
-    async def _addresses(self, host: str, deadline: float) -> list[str]:
-        if _is_ip(host):
-            answers = [host]
-        else:
-            try:
-                async with asyncio.timeout_at(
-                    min(deadline, asyncio.get_running_loop().time() + self.connect_timeout)
-                ):
-                    answers = list(await self.network.resolve(host))
-            except (DnsError, TimeoutError, OSError) as exc:
-                log.warning("search endpoint %s: dns resolution failed (%s)", host,
-                            type(exc).__name__)
-                raise _request_failed() from None
-        allowed = answers if self.allow_private else allowed_addresses(host, answers)
-        if not allowed:
+    async def _permit(self, host: str, port: int, deadline: float) -> DialPermit:
+        try:
+            async with asyncio.timeout_at(
+                min(deadline, asyncio.get_running_loop().time() + self.connect_timeout)
+            ):
+                return await approve(self.network, self.rule, host, port)
+        except NoAllowedAddress as refused:
             log.warning(
                 "search endpoint %s has no allowed address (answers: %s); a private endpoint "
-                "needs allow_private=True", host, ", ".join(answers) or "none",
+                "needs search.allow_private or a fetch.private_hosts entry", host,
+                ", ".join(refused.answers) or "none",
             )
-            raise _request_failed()
-        return allowed
+            raise _request_failed() from None
+        except (DnsError, TimeoutError, OSError) as exc:
+            log.warning("search endpoint %s: dns resolution failed (%s)", host,
+                        type(exc).__name__)
+            raise _request_failed() from None
 
     async def _attempt(
         self,
         session: aiohttp.ClientSession,
-        approved: set[tuple[str, int]],
         method: str,
         target: URL,
         host: str,
         port: int,
-        headers: Mapping[str, str] | None,
-        json: Any,
-        form: Mapping[str, str] | None,
+        headers: Mapping[str, str],
+        body: bytes | None,
         truncate: bool,
         deadline: float,
     ) -> EgressResponse:
-        request_headers = CIMultiDict(headers or {})
-        request_headers["Host"] = _host_header(target, host, port)
-        https = target.scheme == "https"
-        addresses = await self._addresses(host, deadline)
-        failure = "no address answered"
-        for ip in addresses:
-            dial_host, dial_port = self.network.route(ip, port)
-            approved.add((_normal_ip(dial_host), dial_port))
-            pinned = target.with_host(dial_host).with_port(dial_port)
-            try:
-                async with asyncio.timeout_at(deadline):
-                    response = await session.request(
-                        method,
-                        pinned,
-                        headers=request_headers,
-                        json=json,
-                        data=dict(form) if form is not None else None,
-                        allow_redirects=False,
-                        server_hostname=host if https else None,
+        permit = await self._permit(host, port, deadline)
+        try:
+            async with asyncio.timeout_at(deadline):
+                with permitted(permit):
+                    response = await send(
+                        session, target, headers, method=method, body=body, retry_dropped=False
                     )
-            except aiohttp.ClientConnectorCertificateError:
-                log.warning("search endpoint %s (%s): certificate verification failed", host, ip)
-                raise _request_failed() from None
-            except aiohttp.ClientConnectorError as exc:
-                failure = f"{ip}: {type(exc).__name__}"
-                continue  # the next approved address, in answer order
-            except (aiohttp.ClientError, OSError, TimeoutError) as exc:
-                log.warning("search endpoint %s (%s): request failed (%s)", host, ip,
-                            type(exc).__name__)
-                raise _request_failed() from None
-            async with response:
-                return await self._read(response, truncate, deadline)
-        log.warning("search endpoint %s: could not connect (%s)", host, failure)
-        raise _request_failed()
+        except ProxyRefused as refused:
+            log.warning(
+                "search endpoint %s: the proxy refused the tunnel (status %d)", host,
+                refused.status,
+            )
+            raise _request_failed() from None
+        except aiohttp.ClientConnectorCertificateError:
+            log.warning("search endpoint %s: certificate verification failed", host)
+            raise _request_failed() from None
+        except aiohttp.ClientConnectorError as exc:
+            log.warning("search endpoint %s: could not connect (%s)", host, type(exc).__name__)
+            raise _request_failed() from None
+        except (aiohttp.ClientError, OSError, TimeoutError, DialRefused, ValueError) as exc:
+            log.warning("search endpoint %s: request failed (%s)", host, type(exc).__name__)
+            raise _request_failed() from None
+        try:
+            return await self._read(response, truncate, deadline)
+        finally:
+            response.close()  # no-op after a complete read released the connection
 
     async def _read(
         self, response: aiohttp.ClientResponse, truncate: bool, deadline: float
@@ -316,35 +320,50 @@ class Egress:
         truncated = False
         try:
             async with asyncio.timeout_at(deadline):
-                body, truncated = await _read_capped(response, cap, cut=truncate or not ok)
-        except _TooLarge:
+                body, truncated = await read_bounded(response, cap, cut=truncate or not ok)
+        except BodyTooLarge:
             raise _too_large(cap) from None
-        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+        except (
+            aiohttp.ClientError, OSError, TimeoutError, BodyDecodeError, UnsupportedEncoding
+        ) as exc:
             if ok:
                 log.warning("search response body broke off (%s)", type(exc).__name__)
                 raise ProviderError(ToolErrorKind.Transport, "reading response failed") from None
             body = None
+        else:
+            if not truncated:
+                response.release()  # read to its end: the connection may serve the retry
         return EgressResponse(status, response.headers, body, truncated if ok else False)
 
 
-class _TooLarge(Exception):
-    pass
+def private_endpoints(
+    endpoints: Iterable[tuple[str, int]], private_hosts: PrivateHosts | Iterable[str]
+) -> frozenset[tuple[str, int]]:
+    """The ``(host, port)`` endpoints the operator's ``private_hosts`` list names. An endpoint
+    that is an IP address is never named (entries are names)."""
+    listed = (
+        private_hosts
+        if isinstance(private_hosts, PrivateHosts)
+        else PrivateHosts.parse(private_hosts)
+    )
+    if not listed:
+        return frozenset()
+    return frozenset((host, port) for host, port in endpoints if listed.match(host, port))
 
 
-async def _read_capped(
-    response: aiohttp.ClientResponse, cap: int, *, cut: bool
-) -> tuple[bytes, bool]:
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.content.iter_chunked(_CHUNK):
-        if size + len(chunk) > cap:
-            if not cut:
-                raise _TooLarge
-            chunks.append(chunk[: cap - size])
-            return b"".join(chunks), True
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks), False
+def _request_body(
+    headers: Mapping[str, str] | None, json: Any, form: Mapping[str, str] | None
+) -> tuple[dict[str, str], bytes | None]:
+    """The request's headers and body bytes: ``json`` as UTF-8 JSON, ``form`` URL-encoded (what
+    aiohttp's own ``json=`` and ``data=`` make), with the matching Content-Type."""
+    request_headers = dict(headers or {})
+    if json is not None:
+        request_headers.setdefault(hdrs.CONTENT_TYPE, "application/json")
+        return request_headers, jsonlib.dumps(json).encode("utf-8")
+    if form is not None:
+        request_headers.setdefault(hdrs.CONTENT_TYPE, "application/x-www-form-urlencoded")
+        return request_headers, urlencode(list(form.items()), doseq=True).encode("utf-8")
+    return request_headers, None
 
 
 def _request_failed() -> ProviderError:
@@ -353,24 +372,3 @@ def _request_failed() -> ProviderError:
 
 def _too_large(cap: int) -> ProviderError:
     return ProviderError(ToolErrorKind.Backend, f"response body exceeded {cap} bytes")
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
-
-
-def _normal_ip(host: str) -> str:
-    try:
-        return str(ipaddress.ip_address(host.split("%", 1)[0]))
-    except ValueError:
-        return host
-
-
-def _host_header(target: URL, host: str, port: int) -> str:
-    name = f"[{host}]" if ":" in host else host
-    default = 443 if target.scheme == "https" else 80
-    return name if port == default else f"{name}:{port}"

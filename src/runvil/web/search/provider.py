@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from runvil.errors import ToolErrorKind
+from runvil.errors import KindedError, ToolErrorKind
 
 Freshness = Literal["pd", "pw", "pm", "py"]
 SafeSearch = Literal["off", "moderate", "strict"]
@@ -53,23 +53,22 @@ class SearchResult:
     extra_snippets: Sequence[str] = ()
 
 
-class ProviderError(Exception):
+class ProviderError(KindedError):
     """A failed search. ``kind`` is :attr:`ToolErrorKind.Transport` (the request or the response
     never made it) or :attr:`ToolErrorKind.Backend` (the vendor answered, but with an error or a
-    body the provider cannot use). The tool reports it as ``web_search: {message}``."""
+    body the provider cannot use). The tool reports it as ``web_search: {message}``.
 
-    def __init__(self, kind: ToolErrorKind, message: str) -> None:
+    It has :class:`~runvil.ToolError`'s shape (``kind``, ``message``, ``str``, ``repr``) without
+    being one: a provider error that escaped the tool must not pass for the tool's own failure.
+
+    ``untrusted`` marks a message that quotes the backend's own text (its error body, its
+    engine names); the tool's ``ToolError`` keeps the mark, and faces envelope such messages.
+    """
+
+    def __init__(self, kind: ToolErrorKind, message: str, *, untrusted: bool = False) -> None:
         if kind not in (ToolErrorKind.Transport, ToolErrorKind.Backend):
             raise ValueError(f"ProviderError kind must be Transport or Backend, not {kind.value}")
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
-
-    def __repr__(self) -> str:
-        return f"ProviderError({self.kind.value}, {self.message!r})"
+        super().__init__(kind, message, untrusted=untrusted)
 
 
 @runtime_checkable

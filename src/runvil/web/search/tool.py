@@ -32,6 +32,11 @@ log = logging.getLogger("runvil.web.search")
 
 #: How many distinct searches one WebSearch remembers (least recently used go first).
 MEMO_SIZE = 256
+#: How many characters of result text the memo holds in all. A result is as large as its
+#: provider's answer (up to the 1 MiB body cap), and 256 of those would be a quarter of a
+#: gigabyte spent on a model asking 256 different questions; typical results are 2-20 KB, so
+#: this lets the count bind first. A result larger than the whole budget is not remembered.
+MEMO_CHARS = 4 * 1024 * 1024
 
 
 class _Abandoned(Exception):
@@ -47,11 +52,15 @@ class WebSearch:
     failures are never remembered.
     """
 
-    def __init__(self, provider: SearchProvider, *, memo_size: int = MEMO_SIZE) -> None:
+    def __init__(
+        self, provider: SearchProvider, *, memo_size: int = MEMO_SIZE, memo_chars: int = MEMO_CHARS
+    ) -> None:
         for endpoint in provider.endpoints:
             parse_endpoint(endpoint)
         self.provider = provider
         self._memo_size = memo_size
+        self._memo_chars = memo_chars
+        self._memo_held = 0
         self._memo: OrderedDict[SearchRequest, str] = OrderedDict()
         self._inflight: dict[SearchRequest, asyncio.Future[str]] = {}
         self.tool = Tool(id=TOOL_ID, description=DESCRIPTION, parameters=copy.deepcopy(PARAMETERS))
@@ -95,7 +104,9 @@ class WebSearch:
         try:
             results: Sequence[SearchResult] = await self.provider.search(request)
         except ProviderError as exc:
-            raise ToolError(exc.kind, f"web_search: {exc.message}") from exc
+            raise ToolError(
+                exc.kind, f"web_search: {exc.message}", untrusted=exc.untrusted
+            ) from exc
         except ToolError:
             raise
         except Exception as exc:
@@ -112,12 +123,16 @@ class WebSearch:
             ) from exc
 
     def _remember(self, request: SearchRequest, text: str) -> None:
-        if self._memo_size <= 0:
+        if self._memo_size <= 0 or len(text) > self._memo_chars:
             return
+        old = self._memo.pop(request, None)
+        if old is not None:
+            self._memo_held -= len(old)
         self._memo[request] = text
-        self._memo.move_to_end(request)
-        while len(self._memo) > self._memo_size:
-            self._memo.popitem(last=False)
+        self._memo_held += len(text)
+        while len(self._memo) > self._memo_size or self._memo_held > self._memo_chars:
+            _, dropped = self._memo.popitem(last=False)
+            self._memo_held -= len(dropped)
 
 
 def _fail(shared: asyncio.Future[str], exc: BaseException) -> None:

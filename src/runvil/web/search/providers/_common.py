@@ -1,5 +1,9 @@
 """What every provider shares: domain filters, hostnames, error texts, JSON bodies, secrets.
 
+Error text a vendor sent back is quoted through :func:`quote_body` / :func:`quote_text`, which
+redact the request's secrets (:class:`~runvil._net.secrets.Secrets`) *before* cutting the quote
+and redact a trailing partial secret after it, so no cut can leave a prefix of a key behind.
+
 Each vendor honours ``include_domains``/``exclude_domains`` differently (Tavily natively but
 loosely, Brave, SearXNG and DuckDuckGo only through ``site:`` operators), so every provider also
 filters the rows itself with :func:`filter_domains`: the caller's filters hold whatever the
@@ -17,6 +21,7 @@ from typing import Any
 
 import ada_url
 
+from runvil._net.secrets import Secrets
 from runvil.errors import ToolErrorKind
 from runvil.web.search.provider import ProviderError, SearchRequest, SearchResult
 
@@ -157,12 +162,15 @@ def decode_json(body: bytes | None) -> Any:
     return json.loads(body.decode("utf-8"))
 
 
-def quote_body(body: bytes) -> str:
-    """An error body as quoted in ``backend returned {code}: {body}``: the first 2000 bytes (cut
-    on a UTF-8 boundary), invalid bytes replaced, control characters escaped so the message
-    stays on one line; ``(empty body)`` when there is nothing."""
+def quote_body(body: bytes, secrets: Secrets | None = None) -> str:
+    """An error body as quoted in ``backend returned {code}: {body}``: ``secrets`` redacted,
+    then the first 2000 bytes (cut on a UTF-8 boundary), a trailing partial secret redacted,
+    invalid bytes replaced, control characters escaped so the message stays on one line;
+    ``(empty body)`` when there is nothing."""
     if not body:
         return "(empty body)"
+    if secrets:
+        body = secrets.redact_bytes(body)
     cut = body[:ERROR_BODY_QUOTE_BYTES]
     if len(body) > ERROR_BODY_QUOTE_BYTES:
         # Back off over a multi-byte sequence the cut split (at most three continuation bytes).
@@ -173,7 +181,18 @@ def quote_body(body: bytes) -> str:
                 if width > back:
                     cut = cut[:-back]
                 break
-    return escape_controls(cut.decode("utf-8", "replace"))
+    text = cut.decode("utf-8", "replace")
+    if secrets:
+        text = secrets.redact_tail(text)
+    return escape_controls(text)
+
+
+def quote_text(text: str, secrets: Secrets | None = None) -> str:
+    """A vendor's own error text (decoded from its error envelope) as quoted in a message:
+    ``secrets`` redacted, the first 2000 characters, a trailing partial secret redacted, control
+    characters escaped."""
+    secrets = secrets if secrets is not None else Secrets(())
+    return escape_controls(secrets.cut(text, ERROR_BODY_QUOTE_BYTES))
 
 
 def escape_controls(text: str) -> str:
@@ -195,8 +214,11 @@ def escape_controls(text: str) -> str:
 
 
 def backend_error(status: int, detail: str) -> ProviderError:
-    """``backend returned {status}: {detail}`` (Backend), ``detail`` already quoted/escaped."""
-    return ProviderError(ToolErrorKind.Backend, f"backend returned {status}: {detail}")
+    """``backend returned {status}: {detail}`` (Backend), ``detail`` already quoted/escaped.
+    Untrusted: ``detail`` is the backend's own text."""
+    return ProviderError(
+        ToolErrorKind.Backend, f"backend returned {status}: {detail}", untrusted=True
+    )
 
 
 def unreadable_error(status: int) -> ProviderError:
@@ -210,20 +232,12 @@ def looks_like_html(body: bytes) -> bool:
     return head.startswith((b"<!doctype", b"<html", b"<head", b"<body", b"<title", b"<?xml"))
 
 
-def describe_error_body(body: bytes) -> str:
+def describe_error_body(body: bytes, secrets: Secrets | None = None) -> str:
     """How a vendor's unrecognised error body is quoted: an HTML page is summarised rather than
     echoed (challenge pages are large and carry third-party text), anything else quoted."""
     if looks_like_html(body):
         return "(an HTML error page)"
-    return quote_body(body)
-
-
-def redact(text: str, secret: str | None) -> str:
-    """``text`` with every copy of ``secret`` replaced: a vendor that echoes the key back in an
-    error body must not get it into a message."""
-    if secret:
-        text = text.replace(secret, "[redacted]")
-    return text
+    return quote_body(body, secrets)
 
 
 _STRONG = re.compile(r"</?strong>", re.IGNORECASE)

@@ -2,7 +2,8 @@
 and the same reading of an answer (vendor error, JSON body, the domain filter).
 
 The key is held privately and never shown: ``repr`` names only the provider, so a provider that
-ends up in a log line or a traceback cannot leak its credential.
+ends up in a log line or a traceback cannot leak its credential; and anything the vendor echoes
+back is quoted with the key redacted before the quote is cut (:mod:`runvil._net.secrets`).
 """
 
 from __future__ import annotations
@@ -10,17 +11,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from runvil.web.fetch.network import Network
+from runvil._net import Network
+from runvil._net.secrets import Secrets
 from runvil.web.search.egress import DEFAULT_TIMEOUT, Egress, EgressResponse
 from runvil.web.search.provider import ProviderError, SearchRequest, SearchResult
 from runvil.web.search.providers._common import (
     backend_error,
     decode_json,
     describe_error_body,
-    escape_controls,
     filter_domains,
     malformed,
-    redact,
+    quote_text,
     unreadable_error,
 )
 
@@ -39,11 +40,13 @@ class KeyedProvider:
         network: Network | None = None,
         *,
         timeout: float = DEFAULT_TIMEOUT,
+        proxy: str | None = None,
     ) -> None:
         if not api_key or not api_key.strip():
             raise ValueError(f"the {self.vendor} API key must not be empty")
         self._key = api_key
-        self._egress = Egress(self.endpoints, network=network, timeout=timeout)
+        self._secrets = Secrets([api_key])
+        self._egress = Egress(self.endpoints, network=network, timeout=timeout, proxy=proxy)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -60,12 +63,13 @@ class KeyedProvider:
 
     def _error(self, response: EgressResponse) -> ProviderError:
         """``backend returned {code}: {detail}``, with the key scrubbed from anything the vendor
-        echoed back."""
+        echoed back (before the quote is cut, and a cut-off tail of it after)."""
         if response.body is None:
             return unreadable_error(response.status)
         detail = self._error_detail(response.body)
-        text = escape_controls(detail) if detail else describe_error_body(response.body)
-        return backend_error(response.status, redact(text, self._key))
+        if detail:
+            return backend_error(response.status, quote_text(detail, self._secrets))
+        return backend_error(response.status, describe_error_body(response.body, self._secrets))
 
     def _parse_results(self, document: Any) -> list[SearchResult]:
         """The vendor's result rows from its decoded JSON answer."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from runvil._net.secrets import Secrets
 from runvil.web.search.egress import EgressResponse, retry_on_status
 from runvil.web.search.provider import SearchRequest, SearchResult
 from runvil.web.search.providers._common import (
@@ -79,7 +80,7 @@ class BraveProvider(KeyedProvider):
         return parse_results(document)
 
     def _error_detail(self, body: bytes) -> str | None:
-        return _error_detail(body)
+        return _error_detail(body, self._secrets)
 
 
 def query_params(request: SearchRequest) -> dict[str, str]:
@@ -146,9 +147,15 @@ def _retryable(response: EgressResponse) -> bool:
     return retry_on_status(response)
 
 
-def _error_detail(body: bytes) -> str | None:
+def _error_detail(body: bytes, secrets: Secrets | None = None) -> str | None:
     """``{detail} ({code})`` from Brave's ``ErrorResponse`` envelope (``error`` object, or the
-    ``errors`` list its docs show), plus the first validation error's field and message."""
+    ``errors`` list its docs show), plus the first validation error's field and message.
+
+    Each of Brave's own strings has ``secrets`` redacted, a cut-off tail included, before they
+    are put together: a key the vendor shortened at the end of its ``detail`` would otherwise
+    sit in the middle of the text, where no tail check can see it.
+    """
+    secrets = secrets if secrets is not None else Secrets(())
     try:
         document = decode_json(body)
     except ValueError:
@@ -160,8 +167,8 @@ def _error_detail(body: bytes) -> str | None:
         error = document["errors"][0]
     if not isinstance(error, dict):
         return None
-    detail = error.get("detail") if isinstance(error.get("detail"), str) else None
-    code = error.get("code") if isinstance(error.get("code"), str) else None
+    detail = _field(error.get("detail"), secrets)
+    code = _field(error.get("code"), secrets)
     if not detail and not code:
         return None
     text = detail or code or ""
@@ -173,7 +180,14 @@ def _error_detail(body: bytes) -> str | None:
         first = problems[0]
         loc = first.get("loc")
         where = ".".join(str(p) for p in loc) if isinstance(loc, list) else ""
-        msg = first.get("msg") if isinstance(first.get("msg"), str) else ""
+        msg = _field(first.get("msg"), secrets) or ""
         if where or msg:
             text += f": {where}: {msg}" if where and msg else f": {where or msg}"
-    return text[:2000]
+    return text  # quoted (secrets redacted, then cut at 2000 characters) by the caller
+
+
+def _field(value: object, secrets: Secrets) -> str | None:
+    """One of Brave's error strings, secrets redacted (a trailing partial one too)."""
+    if not isinstance(value, str):
+        return None
+    return secrets.redact_tail(secrets.redact(value))

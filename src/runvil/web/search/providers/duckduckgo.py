@@ -20,8 +20,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
+from runvil._net import Network
 from runvil.errors import ToolErrorKind
-from runvil.web.fetch.network import Network
 from runvil.web.search.egress import DEFAULT_TIMEOUT, Egress, EgressResponse
 from runvil.web.search.provider import ProviderError, SearchRequest, SearchResult
 from runvil.web.search.providers._common import (
@@ -68,9 +68,11 @@ class DuckDuckGoProvider:
         timeout: float = DEFAULT_TIMEOUT,
         min_interval: float = 1.5,
         cooldown: float = 60.0,
+        proxy: str | None = None,
     ) -> None:
         self._egress = Egress(
-            self.endpoints, network=network, timeout=timeout, max_bytes=MAX_PAGE_BYTES
+            self.endpoints, network=network, timeout=timeout, max_bytes=MAX_PAGE_BYTES,
+            proxy=proxy,
         )
         self.min_interval = min_interval
         self.cooldown = cooldown

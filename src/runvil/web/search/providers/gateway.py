@@ -9,11 +9,13 @@ its order: status, then size (256 KiB, before any parsing), then UTF-8, then the
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from runvil._net import Network
+from runvil._net.hostnames import PrivateHosts
+from runvil._net.secrets import Secrets
 from runvil.errors import ToolErrorKind
-from runvil.web.fetch.network import Network
 from runvil.web.search.egress import Egress
 from runvil.web.search.provider import ProviderError, SearchRequest, SearchResult
 from runvil.web.search.providers._common import (
@@ -43,18 +45,26 @@ class GatewayProvider:
         *,
         allow_private: bool = False,
         timeout: float = DEADLINE,
+        private_hosts: Iterable[str] = (),
+        proxy: str | None = None,
     ) -> None:
         if not key or not key.strip():
             raise ValueError("the gateway key must not be empty")
-        parsed, endpoint = endpoint_url(url, what="the gateway URL", allow_http=allow_private)
+        listed = PrivateHosts.parse(private_hosts)
+        parsed, endpoint = endpoint_url(
+            url, what="the gateway URL", allow_http=allow_private, private_hosts=listed
+        )
         self._url = str(parsed)
         self._key = key
+        self._secrets = Secrets([key])
         self.endpoints: Sequence[str] = (endpoint,)
         self._egress = Egress(
             self.endpoints,
             network=network,
             allow_private=allow_private,
             allow_http=allow_private,
+            private_hosts=listed,
+            proxy=proxy,
             timeout=timeout,
             max_bytes=MAX_RESPONSE_BYTES,
         )
@@ -72,9 +82,11 @@ class GatewayProvider:
         if not response.ok:
             if response.body is None:
                 raise unreadable_error(response.status)
-            body = response.body.replace(self._key.encode(), b"[redacted]")
+            quoted = quote_body(response.body, self._secrets)
             raise ProviderError(
-                ToolErrorKind.Backend, f"backend returned {response.status}: {quote_body(body)}"
+                ToolErrorKind.Backend,
+                f"backend returned {response.status}: {quoted}",
+                untrusted=True,
             )
         assert response.body is not None
         try:

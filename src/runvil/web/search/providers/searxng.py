@@ -1,22 +1,24 @@
 """A SearXNG instance's JSON API (``GET {base_url}/search?format=json``).
 
 SearXNG is usually self-hosted, often on the LAN: ``allow_private=True`` is the operator saying
-"this address is mine", which lifts the public-address policy (and allows plain ``http``) for
-that one endpoint only. ``freshness`` maps to ``time_range``, ``safesearch`` to 0/1/2,
-``search_lang`` (with ``country``) to ``language`` (``en-US``); SearXNG has no result count, so
-``count`` truncates the merged list. The domain lists travel as ``site:`` operators and are
-enforced here. When nothing came back and upstream engines failed (CAPTCHAs, timeouts), the
-search fails with the engines' reasons instead of pretending the web has no answer.
+"this address is mine" (as is naming its host and port in ``private_hosts``), which lets that
+one endpoint resolve to a private address and be reached over plain ``http``. ``freshness``
+maps to ``time_range``, ``safesearch`` to 0/1/2, ``search_lang`` (with ``country``) to
+``language`` (``en-US``); SearXNG has no result count, so ``count`` truncates the merged list.
+The domain lists travel as ``site:`` operators and are enforced here. When nothing came back
+and upstream engines failed (CAPTCHAs, timeouts), the search fails with the engines' reasons
+instead of pretending the web has no answer.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from runvil._net import Network
+from runvil._net.hostnames import PrivateHosts
 from runvil.errors import ToolErrorKind
-from runvil.web.fetch.network import Network
 from runvil.web.search.egress import DEFAULT_TIMEOUT, Egress, EgressResponse
 from runvil.web.search.provider import ProviderError, SearchRequest, SearchResult
 from runvil.web.search.providers._common import (
@@ -55,8 +57,13 @@ class SearxngProvider:
         network: Network | None = None,
         *,
         timeout: float = DEFAULT_TIMEOUT,
+        private_hosts: Iterable[str] = (),
+        proxy: str | None = None,
     ) -> None:
-        parsed, endpoint = endpoint_url(base_url, what="the SearXNG URL", allow_http=allow_private)
+        listed = PrivateHosts.parse(private_hosts)
+        parsed, endpoint = endpoint_url(
+            base_url, what="the SearXNG URL", allow_http=allow_private, private_hosts=listed
+        )
         path = parsed.path
         if not path.endswith("/search"):
             path = path.rstrip("/") + "/search"
@@ -67,6 +74,8 @@ class SearxngProvider:
             network=network,
             allow_private=allow_private,
             allow_http=allow_private,
+            private_hosts=listed,
+            proxy=proxy,
             timeout=timeout,
         )
 
@@ -119,8 +128,8 @@ def parse_results(document: Any) -> list[SearchResult]:
     if not results:
         failed = _unresponsive(document.get("unresponsive_engines"))
         if failed:
-            raise ProviderError(
-                ToolErrorKind.Backend, f"search engines did not respond: {failed}"
+            raise ProviderError(  # untrusted: the engine names are the instance's text
+                ToolErrorKind.Backend, f"search engines did not respond: {failed}", untrusted=True
             )
     return results
 

@@ -96,9 +96,9 @@ def serve(cert_file: str) -> None:
 
 
 def client(mode: str, shape: str, port: int, ca_file: str) -> dict[str, Any]:
-    from runvil.tools import RunScope, current_run
+    from runvil._tools import RunScope, current_run
     from runvil.web import FetchPolicy, Network, WebFetch
-    from runvil.web.fetch import continuation
+    from runvil.web._fetch import continuation
 
     context = ssl.create_default_context(cafile=ca_file)
 

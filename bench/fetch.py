@@ -238,7 +238,7 @@ def _admission_cpu_ms(url: str, count: int) -> float:
     """CPU ms per call of URL admission alone (the WHATWG parse and the five checks), on the
     same distinct URLs the workload fetched: the part of a guarded fetch's cost that is the
     URL parser's."""
-    from runvil.web.fetch.admission import admit_url
+    from runvil.web._fetch.admission import admit_url
 
     urls = [f"{url}?n={n}" for n in range(count)]
     cpu0 = time.process_time()

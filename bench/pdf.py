@@ -6,10 +6,10 @@ other, ``--repeat`` times (default 7); the figures are the medians (and the spre
 - **CPU ms per page**: ``time.process_time`` over the whole file, divided by its pages;
 - **MB/s**: the file's size over that CPU time.
 
-The runvil side is :func:`runvil.web.fetch._pdfworker.convert`, the very function the worker
+The runvil side is :func:`runvil.web._fetch._pdfworker.convert`, the very function the worker
 process runs (open, every page's text, cleaning, the ``## Page N`` headings), with no page or
 character limit; the pypdf side is ``PdfReader(...).pages[i].extract_text()`` for every page.
-Then the whole path a fetch takes is timed too: :func:`runvil.web.fetch.pdf.convert_pdf`, which
+Then the whole path a fetch takes is timed too: :func:`runvil.web._fetch.pdf.convert_pdf`, which
 ships the bytes to a warm worker process and reads the text back (wall time, since the work is
 in the child), and the one-time cost of starting a worker.
 
@@ -65,7 +65,7 @@ def corpus() -> dict[str, bytes]:
 
 
 def pdfium_text(data: bytes) -> tuple[int, int]:
-    from runvil.web.fetch._pdfworker import convert
+    from runvil.web._fetch._pdfworker import convert
 
     reply = convert(data, 1 << 30, 1 << 40)
     assert reply["status"] == "ok", reply
@@ -90,7 +90,7 @@ def _worker_cpu() -> float:
     """CPU seconds the live worker processes have used (Linux: /proc/PID/stat)."""
     import os
 
-    from runvil.web.fetch import pdf
+    from runvil.web._fetch import pdf
 
     ticks = os.sysconf("SC_CLK_TCK")
     total = 0.0
@@ -107,10 +107,10 @@ def through_worker(data: bytes, repeat: int) -> dict[str, float]:
     """convert_pdf, the path a fetch takes (bytes to a warm worker, the text back): CPU of this
     process and the worker together (median of ``repeat``), and the wall time of the first call,
     which starts the worker."""
-    from runvil.web.fetch import pdf
-    from runvil.web.fetch.admission import admit_url
-    from runvil.web.fetch.content import BodyKind
-    from runvil.web.fetch.http import Page
+    from runvil.web._fetch import pdf
+    from runvil.web._fetch.admission import admit_url
+    from runvil.web._fetch.content import BodyKind
+    from runvil.web._fetch.http import Page
 
     page = Page(admit_url("https://bench.example/file.pdf"), BodyKind.PDF, None, data)
 

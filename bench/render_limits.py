@@ -124,7 +124,7 @@ def _status_kb(key: str) -> int:
 def measure(html: str, raw: bool, timeout: float) -> tuple[float, float, str] | None:
     """(CPU seconds, peak MB above the child's baseline, label and length) of one rendering in
     a forked child, or ``None`` when it ran past ``timeout``."""
-    from runvil.web.fetch.extract import render_html
+    from runvil.web._fetch.extract import render_html
 
     read_end, write_end = os.pipe()
     child = os.fork()
@@ -169,7 +169,7 @@ def main() -> int:
     modes = [mode for mode, on in (("raw", args.raw), ("article", args.article)) if on]
     modes = modes or ["article", "raw"]
     wanted = [name for name in args.only.split(",") if name]
-    import runvil.web.fetch.extract as extract  # warm imports before forking
+    import runvil.web._fetch.extract as extract  # warm imports before forking
 
     extract.render_html("<p>warm</p>" * 100, URL, True)
     print(f"extractor: {os.path.dirname(extract.__file__)}")

@@ -48,11 +48,11 @@ def layer(module: str) -> str:
     """The layer a runvil module belongs to."""
     if module in ("runvil", "runvil.web"):
         return "surface"
-    if module in ("runvil.errors", "runvil.tools", "runvil._pack", "runvil._envelope"):
+    if module in ("runvil._errors", "runvil._tools", "runvil._pack", "runvil._envelope"):
         return "core"
     for prefix, name in (
         ("runvil._net", "net"),
-        ("runvil.web.pack", "pack"),
+        ("runvil.web._pack", "pack"),
         ("runvil.web", "web"),
         ("runvil._host", "host"),
         ("runvil.prompts", "prompts"),
@@ -116,7 +116,7 @@ def test_the_host_imports_nothing_from_web() -> None:
 def test_search_never_imports_fetch() -> None:
     assert [
         (module, target) for module, target in edges()
-        if module.startswith("runvil.web.search") and target.startswith("runvil.web.fetch")
+        if module.startswith("runvil.web._search") and target.startswith("runvil.web._fetch")
     ] == []
 
 
@@ -127,8 +127,8 @@ def test_nothing_shipped_reads_a_test_seam() -> None:
 def test_the_layer_rule_catches_an_upward_import() -> None:
     # The rule itself: the host reaching into web, or a tool into the host, is refused.
     assert "web" not in ALLOWED[layer("runvil._host.host")]
-    assert "host" not in ALLOWED[layer("runvil.web.fetch.tool")]
-    assert "faces" not in ALLOWED[layer("runvil.prompts.run")]
+    assert "host" not in ALLOWED[layer("runvil.web._fetch.tool")]
+    assert "faces" not in ALLOWED[layer("runvil.prompts._run")]
 
 
 # -- what importing runvil costs -------------------------------------------------------------------
@@ -187,3 +187,35 @@ def test_every_public_name_resolves(surface: str) -> None:
     assert set(module.__all__) <= set(dir(module))
     api = (SRC.parent.parent / "docs" / "api.md").read_text(encoding="utf-8")
     assert [name for name in module.__all__ if f"`{name}`" not in api] == []
+
+
+#: The modules a program imports (docs/api.md); every other module is private by name.
+PUBLIC_MODULES = {
+    "runvil", "runvil.__main__", "runvil.web", "runvil.prompts", "runvil.adapters",
+    "runvil.adapters.anthropic", "runvil.adapters.langchain", "runvil.adapters.openai",
+    "runvil.adapters.pydantic_ai",
+}
+
+
+def test_every_module_behind_the_surface_is_private_by_name() -> None:
+    public = sorted(
+        name
+        for name in MODULES
+        if name not in PUBLIC_MODULES
+        and not any(part.startswith("_") for part in name.split(".")[1:])
+    )
+    assert public == []
+
+
+def test_the_docs_import_only_the_public_surface() -> None:
+    """README.md and docs/ show programs importing from the surface docs/api.md lists."""
+    root = SRC.parent.parent
+    pages = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    imported = set()
+    for page in pages:
+        for line in page.read_text(encoding="utf-8").splitlines():
+            words = line.strip().split()
+            if len(words) >= 2 and words[0] in ("from", "import") and words[1].startswith("runvil"):
+                imported.add((page.name, words[1].rstrip(",")))
+    assert imported, "the docs show no import at all: the scan is broken"
+    assert sorted(item for item in imported if item[1] not in PUBLIC_MODULES) == []

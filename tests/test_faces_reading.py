@@ -21,7 +21,7 @@ from runvil._faces.mcp import (
 )
 from runvil._faces.wiring import MCP_FORMS, wire
 from runvil.web import FetchPolicy
-from runvil.web.search.provider import SearchRequest, SearchResult
+from runvil.web._search.provider import SearchRequest, SearchResult
 from tests.faces_helpers import child_env, run_cli, write_seam
 from tests.fixtures.internet import FakeInternet
 from tests.fixtures.pdfs import text_pdf

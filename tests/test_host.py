@@ -128,7 +128,7 @@ def test_default_search_provider_comes_from_the_environment(
         seen.append(network)
         return from_env
 
-    monkeypatch.setattr("runvil.web.pack._provider_from_env", provider_from_env)
+    monkeypatch.setattr("runvil.web._pack._provider_from_env", provider_from_env)
     net = object()
     h = Host(network=net)
     assert h.packs["web"].available

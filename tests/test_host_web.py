@@ -29,7 +29,7 @@ from runvil import (
     tool_call_failure,
 )
 from runvil.web import ProviderError, SearchRequest, SearchResult
-from runvil.web.fetch.policy import FetchPolicy
+from runvil.web._fetch.policy import FetchPolicy
 from tests.fixtures.internet import FakeInternet
 
 NONCE = "0123456789abcdef"

@@ -15,6 +15,7 @@ from aiohttp import web
 from mcp import Client
 
 from runvil import Host, unwrap
+from runvil._errors import ToolErrorKind
 from runvil._faces import mcp as mcp_face
 from runvil._faces.mcp import (
     ARGUMENT_BUDGET,
@@ -24,10 +25,9 @@ from runvil._faces.mcp import (
     WebToolServer,
     argument_size,
 )
-from runvil.errors import ToolErrorKind
-from runvil.web.fetch.policy import FetchPolicy
-from runvil.web.search.provider import ProviderError, SearchRequest, SearchResult
-from runvil.web.search.providers._common import backend_error
+from runvil.web._fetch.policy import FetchPolicy
+from runvil.web._search.provider import ProviderError, SearchRequest, SearchResult
+from runvil.web._search.providers._common import backend_error
 from tests.fixtures.internet import FakeInternet
 
 POLICY = FetchPolicy(timeout=2.0, connect_timeout=0.5)

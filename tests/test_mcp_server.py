@@ -17,8 +17,8 @@ from runvil import Host, unwrap
 from runvil._faces.config import Config, SearchSettings
 from runvil._faces.mcp import INVALID_PARAMS, WebToolServer
 from runvil._faces.wiring import MCP_FORMS, wire
-from runvil.web.fetch.policy import FetchPolicy
-from runvil.web.search.provider import SearchRequest, SearchResult
+from runvil.web._fetch.policy import FetchPolicy
+from runvil.web._search.provider import SearchRequest, SearchResult
 from tests.faces_helpers import hello_text, site_app
 from tests.fixtures.internet import FakeInternet
 

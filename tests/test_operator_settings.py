@@ -14,7 +14,7 @@ from aiohttp import web
 from runvil._faces.config import ConfigError, describe, load_config
 from runvil._faces.wiring import wire
 from runvil.web import FetchPolicy
-from runvil.web.search.providers import SearxngProvider
+from runvil.web._search.providers import SearxngProvider
 from tests.faces_helpers import child_env, run_cli, write_seam
 from tests.fixtures.internet import FakeInternet
 

@@ -184,7 +184,7 @@ def test_an_unknown_plugin_is_refused_before_any_plugin_runs(
     fakes: Fakes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     read: list[Any] = []
-    monkeypatch.setattr("runvil.web.pack._provider_from_env", read.append)
+    monkeypatch.setattr("runvil.web._pack._provider_from_env", read.append)
     with pytest.raises(ValueError, match=r"^unknown Plugin 'acme/web'"):
         Host(plugins=("runvil/web", "acme/web"))
     assert read == [] and fakes.builds == []
@@ -194,7 +194,7 @@ def test_the_web_plugin_is_one_entry_point_under_both_names(fakes: Fakes) -> Non
     from importlib.metadata import entry_points
 
     found = {e.name: e.value for e in entry_points(group="runvil.packs")}
-    assert found["runvil/web"] == found["promptforge/web"] == "runvil.web.pack:plugin"
+    assert found["runvil/web"] == found["promptforge/web"] == "runvil.web._pack:plugin"
     Host(search_provider=PROVIDER)
     assert len(fakes.builds) == 1
 

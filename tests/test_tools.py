@@ -9,7 +9,7 @@ import json
 import pytest
 
 from runvil._host.objects import FrozenDict, freeze, thaw
-from runvil.tools import Tool, wire_name
+from runvil._tools import Tool, wire_name
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from runvil._envelope import is_nonce as is_nonce
     from runvil._envelope import new_nonce as new_nonce
     from runvil._envelope import unwrap as unwrap
+    from runvil._errors import RunError as RunError
+    from runvil._errors import RunErrorKind as RunErrorKind
+    from runvil._errors import ToolError as ToolError
+    from runvil._errors import ToolErrorKind as ToolErrorKind
     from runvil._host import DEFAULT_PLUGINS as DEFAULT_PLUGINS
     from runvil._host import Approval as Approval
     from runvil._host import ApprovalRequest as ApprovalRequest
@@ -35,19 +39,17 @@ if TYPE_CHECKING:
     from runvil._pack import PackContext as PackContext
     from runvil._pack import Plugin as Plugin
     from runvil._pack import Requirement as Requirement
-    from runvil.errors import RunError as RunError
-    from runvil.errors import RunErrorKind as RunErrorKind
-    from runvil.errors import ToolError as ToolError
-    from runvil.errors import ToolErrorKind as ToolErrorKind
-    from runvil.tools import Tool as Tool
-    from runvil.tools import ToolImplementation as ToolImplementation
+    from runvil._tools import RunScope as RunScope
+    from runvil._tools import Tool as Tool
+    from runvil._tools import ToolImplementation as ToolImplementation
+    from runvil._tools import current_run as current_run
 
 __version__ = "0.1.0"
 
 #: Each public name and the private module it lives in.
 _EXPORTS: dict[str, str] = {
-    **dict.fromkeys(("RunError", "RunErrorKind", "ToolError", "ToolErrorKind"), "runvil.errors"),
-    **dict.fromkeys(("Tool", "ToolImplementation"), "runvil.tools"),
+    **dict.fromkeys(("RunError", "RunErrorKind", "ToolError", "ToolErrorKind"), "runvil._errors"),
+    **dict.fromkeys(("RunScope", "Tool", "ToolImplementation", "current_run"), "runvil._tools"),
     **dict.fromkeys(("envelope", "is_nonce", "new_nonce", "unwrap"), "runvil._envelope"),
     **dict.fromkeys(
         ("ENTRY_POINT_GROUP", "Pack", "PackContext", "Plugin", "Requirement"), "runvil._pack"

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from runvil.tools import ToolImplementation
+from runvil._tools import ToolImplementation
 
 __all__ = ["ENTRY_POINT_GROUP", "Pack", "PackContext", "Plugin", "Requirement"]
 

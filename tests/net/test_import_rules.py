@@ -45,21 +45,21 @@ def importers_of(prefix: str) -> set[str]:
 
 
 def test_the_modules_were_found() -> None:
-    assert {"runvil._net.connector", "runvil.web.search.egress", "runvil.prompts.models"} <= set(
+    assert {"runvil._net.connector", "runvil.web._search.egress", "runvil.prompts._models"} <= set(
         MODULES
     )
 
 
 def test_search_never_imports_fetch() -> None:
-    fetch_users = importers_of("runvil.web.fetch")
-    assert {m for m in fetch_users if m.startswith("runvil.web.search")} == set()
+    fetch_users = importers_of("runvil.web._fetch")
+    assert {m for m in fetch_users if m.startswith("runvil.web._search")} == set()
 
 
 def test_only_the_web_tools_and_the_model_clients_import_the_egress() -> None:
     outside = {
         m
         for m in importers_of("runvil._net")
-        if not m.startswith(("runvil._net", "runvil.web")) and m != "runvil.prompts.models"
+        if not m.startswith(("runvil._net", "runvil.web")) and m != "runvil.prompts._models"
     }
     assert outside == set()
 

@@ -17,9 +17,10 @@ from aiohttp import web
 
 from runvil._net import connector
 from runvil._net.connector import _checked_socket as checked_socket
-from runvil.prompts import ModelEndpoint, endpoints_from_config, models
-from runvil.prompts.lua import ModelFailure
-from runvil.prompts.models import MAX_REPLY_BYTES, ChatClient, ModelTransport, ToolCall
+from runvil.prompts import ModelEndpoint, endpoints_from_config
+from runvil.prompts import _models as models
+from runvil.prompts._lua import ModelFailure
+from runvil.prompts._models import MAX_REPLY_BYTES, ChatClient, ModelTransport, ToolCall
 from tests.fixtures.internet import DEFAULT_NAMES, FakeInternet
 from tests.prompts.conftest import ModelFactory
 from tests.prompts.fake_models import FakeModel, Turn, calls, failure, text
@@ -597,7 +598,7 @@ async def test_a_key_in_the_endpoint_url_is_redacted_from_messages() -> None:
 def test_tool_call_arguments_nested_past_the_parser_read_as_no_arguments() -> None:
     """Arguments a model sent nested deeper than the JSON parser goes become ``{}`` in an
     Anthropic request, like any other text that is not an argument object."""
-    from runvil.prompts.models import _arguments_object
+    from runvil.prompts._models import _arguments_object
 
     assert _arguments_object("[" * 100_000 + "]" * 100_000) == {}
     assert _arguments_object('{"url": "https://example.com/"}') == {"url": "https://example.com/"}

@@ -20,10 +20,10 @@ import threading
 import time
 
 from runvil import Host
-from runvil.errors import RunError
+from runvil._errors import RunError
 from runvil.prompts import Limits
-from runvil.prompts.document import parse_prompt
-from runvil.prompts.run import run_prompt
+from runvil.prompts._document import parse_prompt
+from runvil.prompts._run import run_prompt
 
 ADDRESS_SPACE = 2 << 30
 

@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 
 from runvil import Host
-from runvil.errors import RunError, RunErrorKind
+from runvil._errors import RunError, RunErrorKind
 from runvil.prompts import Limits
-from runvil.prompts.document import parse_prompt
-from runvil.prompts.run import run_prompt
-from runvil.web.search.provider import SearchRequest, SearchResult
+from runvil.prompts._document import parse_prompt
+from runvil.prompts._run import run_prompt
+from runvil.web._search.provider import SearchRequest, SearchResult
 from tests.faces_helpers import REPO
 from tests.fixtures.internet import FakeInternet
 

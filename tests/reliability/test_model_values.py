@@ -13,7 +13,7 @@ import functools
 import yarl._url
 
 from runvil._net.rules import PublicWeb
-from runvil.web.fetch.arguments import MAX_URL_CHARS
+from runvil.web._fetch.arguments import MAX_URL_CHARS
 
 
 def test_a_long_dns_answer_is_not_remembered() -> None:

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
+from runvil._errors import RunError, ToolError
 from runvil._faces.config import SETTINGS, ConfigError, load_config
 from runvil._faces.terminal import terminal_safe
 from runvil._faces.wiring import Wiring, wire
-from runvil.errors import RunError, ToolError
 
 if TYPE_CHECKING:
     from runvil._host import Approver
@@ -55,7 +55,7 @@ class Outcome:
     """One tool call as the CLI reports it.
 
     ``error_kind`` is ``None`` on success, ``"Soft"`` for a soft fetch failure and the
-    :class:`~runvil.errors.ToolErrorKind` name for a hard failure.
+    :class:`~runvil._errors.ToolErrorKind` name for a hard failure.
     """
 
     ok: bool

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runvil.prompts.modelspec import parse_model_spec
-from runvil.web.search.config import (
+from runvil.prompts._modelspec import parse_model_spec
+from runvil.web._search.config import (
     CHOICE_ENV,
     DETECTION_ORDER,
     KEY_ENV,
@@ -130,7 +130,7 @@ def _as_names(value: Any, where: str) -> tuple[str, ...]:
 
 
 def _as_private_hosts(value: Any, where: str) -> tuple[str, ...]:
-    from runvil.web.fetch.settings import check_private_hosts
+    from runvil.web._fetch.settings import check_private_hosts
 
     try:
         return check_private_hosts(_as_names(value, where), where)
@@ -139,7 +139,7 @@ def _as_private_hosts(value: Any, where: str) -> tuple[str, ...]:
 
 
 def _domains(value: Any, where: str) -> tuple[str, ...]:
-    from runvil.web.fetch.policy import domain_entry
+    from runvil.web._fetch.policy import domain_entry
 
     try:
         return tuple(domain_entry(entry, where) for entry in _as_names(value, where))
@@ -155,7 +155,7 @@ def _as_user_agent(value: Any, where: str) -> str:
 
 
 def _as_proxy(value: Any, where: str) -> str | None:
-    from runvil.web.fetch.settings import check_proxy
+    from runvil.web._fetch.settings import check_proxy
 
     try:
         return check_proxy(value)
@@ -336,7 +336,7 @@ class Config:
 
 def _shown_proxy(value: str | None) -> str:
     """A proxy setting as ``runvil config`` shows it: credentials masked, ``none`` for direct."""
-    from runvil.web.fetch.settings import shown_proxy
+    from runvil.web._fetch.settings import shown_proxy
 
     return shown_proxy(value) or "none"
 
@@ -647,7 +647,7 @@ def _check_env_proxies(
     one stops the command before anything runs (naming the variable, never its value)."""
     if "env" not in (fetch_proxy, search_proxy):
         return
-    from runvil.web.fetch.settings import check_env_proxies
+    from runvil.web._fetch.settings import check_env_proxies
 
     try:
         check_env_proxies(env)

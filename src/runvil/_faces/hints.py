@@ -11,7 +11,7 @@ reads:
   ``private_hosts`` setting when the host is on the operator's own network.
 
 The addresses come from the fetch's own debug log (``host {host} resolved to blocked address
-{addr} in range {range}``, logger ``runvil.web.fetch``), the one place that detail lives, read
+{addr} in range {range}``, logger ``runvil.web._fetch``), the one place that detail lives, read
 while the fetch runs.
 """
 
@@ -22,7 +22,7 @@ import logging
 import re
 from collections.abc import Iterator
 
-from runvil.web.fetch.settings import (
+from runvil.web._fetch.settings import (
     INVALID_ADDRESS,
     listed_on_any_port,
     may_serve_a_private_host,
@@ -93,7 +93,7 @@ def _redirected_into(url: str, host: str, private_hosts: tuple[str, ...]) -> boo
     (the first URL's own host is judged by its port, and was not listed on it)."""
     if not private_hosts:
         return False
-    from runvil.web.fetch.admission import UrlRefused, admit_url
+    from runvil.web._fetch.admission import UrlRefused, admit_url
 
     try:
         first = admit_url(url).host
@@ -105,7 +105,7 @@ def _redirected_into(url: str, host: str, private_hosts: tuple[str, ...]) -> boo
 def _with_scheme(url: str) -> str | None:
     """``https://`` + ``url`` as it would be requested, when ``url`` looks like a host name
     typed without a scheme and that form would be admitted."""
-    from runvil.web.fetch.admission import UrlRefused, admit_url
+    from runvil.web._fetch.admission import UrlRefused, admit_url
 
     text = url.strip()
     if "://" in text or _BARE.fullmatch(text) is None:

@@ -48,11 +48,11 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from runvil import __version__
 from runvil._envelope import envelope
+from runvil._errors import ToolError
 from runvil._faces.config import ConfigError
 from runvil._faces.wiring import MCP_FORMS, Wiring
 from runvil._host import Host, Run, ToolObject
-from runvil.errors import ToolError
-from runvil.web.fetch.policy import FetchPolicy
+from runvil.web._fetch.policy import FetchPolicy
 
 __all__ = [
     "ARGUMENT_BUDGET",

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from runvil._host import Approval, ApprovalRequest, Approver, Host
     from runvil.prompts import ModelEndpoint
     from runvil.web import FetchPolicy, Network, SearchProvider, WebFetch, WebSearch
-    from runvil.web.pack import WebPack
+    from runvil.web._pack import WebPack
 
 __all__ = ["Wiring", "approver_for", "wire"]
 
@@ -90,7 +90,7 @@ class Wiring:
         """The configured search provider (``None`` for ``search.provider = "none"``). A provider
         that refuses its settings (a bad URL) is a :class:`ConfigError`."""
         if self._provider is _FROM_CONFIG:
-            from runvil.web.search.config import provider_from_settings
+            from runvil.web._search.config import provider_from_settings
 
             settings = self.config.search
             if self.policy.private_hosts:
@@ -116,7 +116,7 @@ class Wiring:
         """The web Pack over this configuration's provider, network and policy (the prompt
         files' policy with ``prompts``, else the faces'); ``tools`` narrows it (``("fetch",)``
         builds no search provider at all)."""
-        from runvil.web.pack import web_pack
+        from runvil.web._pack import web_pack
 
         policy = self.policy if prompts else self.face_policy
         provider = self.search_provider() if "search" in tools else None

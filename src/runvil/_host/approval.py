@@ -15,8 +15,8 @@ import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from runvil.errors import ToolError, ToolErrorKind
-from runvil.tools import Tool
+from runvil._errors import ToolError, ToolErrorKind
+from runvil._tools import Tool
 
 __all__ = ["Approval", "ApprovalGate", "ApprovalRequest", "Approver", "refusal_message"]
 

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType, TracebackType
 from typing import Any, Final
 
+from runvil._errors import RunError, RunErrorKind, ToolError, ToolErrorKind
 from runvil._host.approval import ApprovalGate, Approver
 from runvil._host.objects import Dialect, PackObject, ToolObject, tool_object
 from runvil._host.plugins import (
@@ -38,8 +39,7 @@ from runvil._host.plugins import (
 )
 from runvil._host.run import Run
 from runvil._pack import Pack, PackContext
-from runvil.errors import RunError, RunErrorKind, ToolError, ToolErrorKind
-from runvil.tools import ToolImplementation
+from runvil._tools import ToolImplementation
 
 __all__ = [
     "DEFAULT_PLUGINS",

@@ -1,6 +1,6 @@
 """The read-only Tool and Pack objects a prompt, a model loop or an MCP client is handed.
 
-A tool publishes a catalog entry (:class:`runvil.tools.Tool`); the Host wraps it into these
+A tool publishes a catalog entry (:class:`runvil._tools.Tool`); the Host wraps it into these
 objects, adding what only the Host knows: which Pack or Plugin the tool belongs to, the form
 (runvil or promptforge), aliases and wire names. They are frozen all the way down, because a
 prompt that could edit a tool's schema or description could change what the model is shown.
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
 
-from runvil.tools import Tool
+from runvil._tools import Tool
 
 __all__ = ["Dialect", "FrozenDict", "PackObject", "ToolObject", "freeze", "thaw"]
 

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from runvil._envelope import envelope as _envelope
 from runvil._envelope import is_nonce, new_nonce
+from runvil._errors import ToolError, ToolErrorKind
 from runvil._host.objects import ToolObject
 from runvil._host.toolbox import Toolbox
-from runvil.errors import ToolError, ToolErrorKind
-from runvil.tools import RunScope, current_run
+from runvil._tools import RunScope, current_run
 
 if TYPE_CHECKING:
     from runvil._host.host import Host
@@ -40,7 +40,7 @@ class Run:
         self.nonce = nonce
         self._inflight: set[asyncio.Task[str]] = set()
         self._closing = False
-        #: What the tools see of this run (``runvil.tools.current_run`` during its calls).
+        #: What the tools see of this run (``runvil._tools.current_run`` during its calls).
         self.scope = RunScope()
 
     @property

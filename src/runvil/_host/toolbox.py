@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from runvil._errors import ToolError, ToolErrorKind
 from runvil._host.objects import ToolObject
-from runvil.errors import ToolError, ToolErrorKind
 
 if TYPE_CHECKING:
     from runvil._host.run import Run

@@ -1,6 +1,6 @@
 """The one guarded egress: every byte runvil sends or receives over the network passes here.
 
-``web/fetch``, the ``web/search`` providers and the model clients (``prompts/models.py``) all
+``web/fetch``, the ``web/search`` providers and the model clients (``prompts/_models.py``) all
 reach the network through this package, each with its own admission rule as a parameter
 (:mod:`.rules`); the way a connection is made, checked, pooled and read is the same for all.
 
@@ -18,7 +18,7 @@ Modules, one job each:
 * :mod:`.body` - reading a body under a cap on its decoded size.
 * :mod:`.secrets` - keeping the credentials a request carried out of how its answer is quoted.
 
-Private by name: only ``runvil.web`` (its tools and providers) and ``runvil.prompts.models``
+Private by name: only ``runvil.web`` (its tools and providers) and ``runvil.prompts._models``
 import it. Everyone else uses the public re-exports (``runvil.web.Network``,
 ``runvil.web.DnsError``). It imports nothing from the rest of runvil.
 

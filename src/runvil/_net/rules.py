@@ -5,7 +5,7 @@ a fresh :class:`~runvil._net.permit.DialPermit`. What differs between callers is
 is decided, and that is a rule passed in as a parameter:
 
 * :data:`PUBLIC_WEB` (``web/fetch``): any target the fetch's own URL admission approved (those
-  checks, and their spec messages, live in :mod:`runvil.web.fetch.admission`); every address
+  checks, and their spec messages, live in :mod:`runvil.web._fetch.admission`); every address
   goes through the blocked table (:mod:`runvil._net.addresses`).
 * :data:`NAMED_PRIVATE` (``web/fetch``, for a host the operator listed in ``private_hosts``):
   the blocked table, except that private, CGNAT, loopback and unique-local addresses are allowed

@@ -17,27 +17,27 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from runvil.prompts.document import Prompt as Prompt
-    from runvil.prompts.document import Section as Section
-    from runvil.prompts.document import load_prompt as load_prompt
-    from runvil.prompts.document import parse_prompt as parse_prompt
-    from runvil.prompts.limits import Limits as Limits
-    from runvil.prompts.models import ModelEndpoint as ModelEndpoint
-    from runvil.prompts.models import endpoint_from_spec as endpoint_from_spec
-    from runvil.prompts.models import endpoints_from_config as endpoints_from_config
-    from runvil.prompts.modelspec import parse_model_spec as parse_model_spec
-    from runvil.prompts.run import run_prompt as run_prompt
+    from runvil.prompts._document import Prompt as Prompt
+    from runvil.prompts._document import Section as Section
+    from runvil.prompts._document import load_prompt as load_prompt
+    from runvil.prompts._document import parse_prompt as parse_prompt
+    from runvil.prompts._limits import Limits as Limits
+    from runvil.prompts._models import ModelEndpoint as ModelEndpoint
+    from runvil.prompts._models import endpoint_from_spec as endpoint_from_spec
+    from runvil.prompts._models import endpoints_from_config as endpoints_from_config
+    from runvil.prompts._modelspec import parse_model_spec as parse_model_spec
+    from runvil.prompts._run import run_prompt as run_prompt
 
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
-        ("Prompt", "Section", "load_prompt", "parse_prompt"), "runvil.prompts.document"
+        ("Prompt", "Section", "load_prompt", "parse_prompt"), "runvil.prompts._document"
     ),
-    "Limits": "runvil.prompts.limits",
-    "parse_model_spec": "runvil.prompts.modelspec",
+    "Limits": "runvil.prompts._limits",
+    "parse_model_spec": "runvil.prompts._modelspec",
     **dict.fromkeys(
-        ("ModelEndpoint", "endpoint_from_spec", "endpoints_from_config"), "runvil.prompts.models"
+        ("ModelEndpoint", "endpoint_from_spec", "endpoints_from_config"), "runvil.prompts._models"
     ),
-    "run_prompt": "runvil.prompts.run",
+    "run_prompt": "runvil.prompts._run",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -16,7 +16,7 @@ local string_find = string.find
 local string_mt = getmetatable("")
 
 -- limits ----------------------------------------------------------------------------------------
--- The memory limit is armed only while Lua code runs (see runvil/prompts/budget.py): every value
+-- The memory limit is armed only while Lua code runs (see runvil/prompts/_budget.py): every value
 -- lupa converts or pushes for a host call crosses with it disarmed, because an allocation that
 -- failed on the limit inside lupa would jump over its release of the GIL and freeze the process.
 -- py_arm() re-arms it and says whether the state is still within it; py_check() answers true or
@@ -422,7 +422,7 @@ do
     end
   end
   -- Matches whose worst case is large run in the Lua port of the matcher, where the hook and
-  -- the deadline reach every step (see runvil/prompts/patterns.py); the rest run in C.
+  -- the deadline reach every step (see runvil/prompts/_patterns.py); the rest run in C.
   local M = raw_load(matcher_source, "=[patterns]", "t")()
   local s_find, s_match, s_sub, s_byte = string.find, string.match, string.sub, string.byte
   local s_gmatch, s_gsub, s_tostring, s_tonumber = string.gmatch, string.gsub, tostring, tonumber

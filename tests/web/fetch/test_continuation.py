@@ -11,11 +11,11 @@ import pytest
 from aiohttp import web
 
 from runvil import Host, ToolError, ToolErrorKind
-from runvil.tools import RunScope
+from runvil._tools import RunScope
 from runvil.web import FetchPolicy, WebFetch
-from runvil.web.fetch import continuation
-from runvil.web.fetch.extract import render_html
-from runvil.web.fetch.runstore import RunStore
+from runvil.web._fetch import continuation
+from runvil.web._fetch.extract import render_html
+from runvil.web._fetch.runstore import RunStore
 from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import FetchFactory, SiteFactory, expect_page
 

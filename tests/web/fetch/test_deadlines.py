@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from runvil.web import FetchPolicy
-from runvil.web.fetch.deadlines import DeadlineQueue
+from runvil.web._fetch.deadlines import DeadlineQueue
 from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import FetchFactory, RawSiteFactory
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from runvil.web.fetch import extract
-from runvil.web.fetch.extract import render_html
-from runvil.web.fetch.extract._content import Selection
-from runvil.web.fetch.extract._dom import Document
+from runvil.web._fetch import extract
+from runvil.web._fetch.extract import render_html
+from runvil.web._fetch.extract._content import Selection
+from runvil.web._fetch.extract._dom import Document
 
 BASE = "https://example.com/dir/page.html"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from runvil.web.fetch.extract import render_html
-from runvil.web.fetch.extract._escape import escape_line_start, escape_text
-from runvil.web.fetch.extract._text import render_text
+from runvil.web._fetch.extract import render_html
+from runvil.web._fetch.extract._escape import escape_line_start, escape_text
+from runvil.web._fetch.extract._text import render_text
 
 BASE = "https://example.com/dir/page.html"
 

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from runvil import ToolError, ToolErrorKind
-from runvil.tools import Tool
+from runvil._tools import Tool
 from runvil.web import DnsError, FetchPolicy, Network, WebFetch
-from runvil.web.fetch.arguments import parse_arguments
+from runvil.web._fetch.arguments import parse_arguments
 from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import FetchFactory, SiteFactory, expect_page
 

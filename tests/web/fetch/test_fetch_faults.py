@@ -286,7 +286,7 @@ async def test_the_deadline_covers_the_network_not_the_rendering(
 ) -> None:
     # A page that arrived in time is rendered however long that takes: the deadline timer must
     # not cancel the call once the network part is over.
-    from runvil.web.fetch import tool
+    from runvil.web._fetch import tool
 
     real_render = tool.render_page
 

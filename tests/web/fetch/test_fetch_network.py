@@ -15,7 +15,7 @@ from runvil._net import DialPermit, DialRefused, Network, identity_route, permit
 from runvil._net.connector import _checked_socket, send
 from runvil._net.permit import current_permit
 from runvil.web import DnsError, FetchPolicy, WebFetch
-from runvil.web.fetch.http import open_fetch_session as open_session
+from runvil.web._fetch.http import open_fetch_session as open_session
 from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import RawSiteFactory, SiteFactory, expect_page, head
 

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from runvil.web import FetchPolicy, WebFetch
-from runvil.web.fetch.admission import admit_url
-from runvil.web.fetch.arguments import FetchRequest
-from runvil.web.fetch.content import BodyKind, decode_body
-from runvil.web.fetch.http import Page
-from runvil.web.fetch.tool import render_page
+from runvil.web._fetch.admission import admit_url
+from runvil.web._fetch.arguments import FetchRequest
+from runvil.web._fetch.content import BodyKind, decode_body
+from runvil.web._fetch.http import Page
+from runvil.web._fetch.tool import render_page
 from tests.web.fetch.conftest import (
     ARTICLE_HTML,
     FetchFactory,
@@ -256,7 +256,7 @@ async def test_a_huge_html_page_cut_at_max_chars_is_exactly_its_rendering_cut(
 ) -> None:
     # The fetch tells the renderer how much it keeps, so the rendering stops early; what the
     # caller gets is still exactly the whole rendering's first max_chars characters.
-    from runvil.web.fetch.extract import render_html
+    from runvil.web._fetch.extract import render_html
 
     html = "<html><body>" + "".join(f"<p>Paragraph number {n}.</p>" for n in range(60_000))
     await site({"/": serving(html, "text/html; charset=utf-8")})

@@ -20,11 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from runvil.web import FetchPolicy
-from runvil.web.fetch import pdf as pdf_module
-from runvil.web.fetch.admission import admit_url
-from runvil.web.fetch.content import BodyKind
-from runvil.web.fetch.continuation import Held
-from runvil.web.fetch.http import Page
+from runvil.web._fetch import pdf as pdf_module
+from runvil.web._fetch.admission import admit_url
+from runvil.web._fetch.content import BodyKind
+from runvil.web._fetch.continuation import Held
+from runvil.web._fetch.http import Page
 from tests.fixtures.pdfs import encrypted_pdf, image_only_pdf, inflating_pdf, text_pdf
 from tests.web.fetch.conftest import FetchFactory, SiteFactory
 

@@ -13,18 +13,18 @@ import gc
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from runvil.web.fetch import extract
-from runvil.web.fetch.extract import _budget, _sanitise, render_html
-from runvil.web.fetch.extract._dom import Element, parse
-from runvil.web.fetch.extract._nesting import MAX_DEPTH, MIN_TAGS
-from runvil.web.fetch.extract._sanitise import (
+from runvil.web._fetch import extract
+from runvil.web._fetch.extract import _budget, _sanitise, render_html
+from runvil.web._fetch.extract._dom import Element, parse
+from runvil.web._fetch.extract._nesting import MAX_DEPTH, MIN_TAGS
+from runvil.web._fetch.extract._sanitise import (
     MAX_DISTINCT_NAMES,
     MAX_SELECT_CHILDREN,
     prepare,
     split_raw_text,
 )
-from runvil.web.fetch.extract._text import render_text
-from runvil.web.fetch.extract._tokens import MAX_ATTRIBUTES
+from runvil.web._fetch.extract._text import render_text
+from runvil.web._fetch.extract._tokens import MAX_ATTRIBUTES
 
 BASE = "https://example.com/dir/page.html"
 

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 import pytest
 
 from runvil.web import FetchPolicy, WebFetch
-from runvil.web.fetch import extract, rendering, tool
-from runvil.web.fetch.arguments import FetchRequest
-from runvil.web.fetch.extract._text import render_text
-from runvil.web.fetch.http import Page
-from runvil.web.fetch.rendering import RenderGate, reservation
+from runvil.web._fetch import extract, rendering, tool
+from runvil.web._fetch.arguments import FetchRequest
+from runvil.web._fetch.extract._text import render_text
+from runvil.web._fetch.http import Page
+from runvil.web._fetch.rendering import RenderGate, reservation
 from tests.web.fetch.conftest import ARTICLE_HTML, FetchFactory, SiteFactory, expect_page
 from tests.web.fetch.test_fetch_pages import serving
 

@@ -8,7 +8,7 @@ import pytest
 from aiohttp import web
 
 from runvil.web import FetchPolicy, FetchResult
-from runvil.web.fetch.result import parse_result
+from runvil.web._fetch.result import parse_result
 from tests.web.fetch.conftest import FetchFactory, SiteFactory
 
 

@@ -11,7 +11,7 @@ from aiohttp import web
 
 from runvil import ToolError
 from runvil.web import FetchPolicy
-from runvil.web.fetch.robots import ALLOW_ALL, DISALLOW_ALL, parse_rules, product_token
+from runvil.web._fetch.robots import ALLOW_ALL, DISALLOW_ALL, parse_rules, product_token
 from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import (
     FetchFactory,

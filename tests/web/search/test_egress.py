@@ -18,11 +18,11 @@ import pytest
 from aiohttp import web
 from backports import zstd
 
+from runvil._errors import ToolErrorKind
 from runvil._net import DialPermit, DialRefused, connector, permitted
 from runvil._net.connector import _checked_socket as checked_socket
-from runvil.errors import ToolErrorKind
 from runvil.web import DnsError, ProviderError
-from runvil.web.search.egress import Egress, retry_delay
+from runvil.web._search.egress import Egress, retry_delay
 from tests.fixtures.internet import FakeInternet
 from tests.web.search.conftest import RawServe, Serve, read_head
 
@@ -80,7 +80,7 @@ async def test_refuses_anything_but_the_declared_endpoints(
 ) -> None:
     served = await serve(HOST, ok)
     internet.dns["other.example"] = ["34.120.0.10"]
-    with caplog.at_level(logging.WARNING, "runvil.web.search"), pytest.raises(ProviderError) as e:
+    with caplog.at_level(logging.WARNING, "runvil.web._search"), pytest.raises(ProviderError) as e:
         await egress(internet).send("GET", url)
     assert (e.value.kind, e.value.message) == (ToolErrorKind.Transport, "request failed")
     assert internet.lookups == [] and internet.dials == []
@@ -95,7 +95,7 @@ async def test_applies_the_fetch_address_policy(
     internet: FakeInternet, answers: list[str], caplog: pytest.LogCaptureFixture
 ) -> None:
     internet.dns[HOST] = answers
-    with caplog.at_level(logging.WARNING, "runvil.web.search"), pytest.raises(ProviderError) as e:
+    with caplog.at_level(logging.WARNING, "runvil.web._search"), pytest.raises(ProviderError) as e:
         await egress(internet).send("GET", URL)
     assert (e.value.kind, e.value.message) == (ToolErrorKind.Transport, "request failed")
     assert internet.dials == []
@@ -418,7 +418,7 @@ async def test_an_ipv4_translated_internal_answer_is_blocked(
     internet: FakeInternet, answer: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     internet.dns[HOST] = [answer]
-    with caplog.at_level(logging.WARNING, "runvil.web.search"), pytest.raises(ProviderError) as e:
+    with caplog.at_level(logging.WARNING, "runvil.web._search"), pytest.raises(ProviderError) as e:
         await egress(internet).send("GET", URL)
     assert (e.value.kind, e.value.message) == (ToolErrorKind.Transport, "request failed")
     assert internet.dials == []

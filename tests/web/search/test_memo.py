@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from runvil.errors import ToolError, ToolErrorKind
+from runvil._errors import ToolError, ToolErrorKind
 from runvil.web import ProviderError, SearchResult, WebSearch
 from tests.web.search.fakes import FakeProvider, one_result
 

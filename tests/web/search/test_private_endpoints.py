@@ -12,11 +12,11 @@ from collections.abc import Awaitable, Callable
 import pytest
 from aiohttp import web
 
-from runvil.errors import ToolError, ToolErrorKind
+from runvil._errors import ToolError, ToolErrorKind
 from runvil.web import SearchSettings, WebSearch, provider_from_settings
-from runvil.web.search.egress import Egress
-from runvil.web.search.provider import ProviderError
-from runvil.web.search.providers import GatewayProvider, SearxngProvider
+from runvil.web._search.egress import Egress
+from runvil.web._search.provider import ProviderError
+from runvil.web._search.providers import GatewayProvider, SearxngProvider
 from tests.fixtures.internet import FakeInternet, Served
 from tests.web.search.conftest import Serve
 from tests.web.search.test_searxng import EXPECTED, SAMPLE, answer

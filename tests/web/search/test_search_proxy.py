@@ -9,10 +9,10 @@ from collections.abc import AsyncIterator
 import pytest
 from aiohttp import web
 
-from runvil.errors import ToolErrorKind
+from runvil._errors import ToolErrorKind
 from runvil.web import SearchSettings, WebSearch, provider_from_settings
-from runvil.web.search.egress import Egress
-from runvil.web.search.provider import ProviderError
+from runvil.web._search.egress import Egress
+from runvil.web._search.provider import ProviderError
 from tests.fixtures.internet import FakeInternet
 from tests.fixtures.proxy import ConnectProxy
 from tests.web.search.conftest import Serve

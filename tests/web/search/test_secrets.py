@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from aiohttp import web
 
+from runvil._errors import ToolError
 from runvil._net.secrets import MIN_PARTIAL
-from runvil.errors import ToolError
 from runvil.web import SearchProvider, WebSearch
-from runvil.web.search.providers import BraveProvider, GatewayProvider, TavilyProvider
+from runvil.web._search.providers import BraveProvider, GatewayProvider, TavilyProvider
 from tests.fixtures.internet import FakeInternet
 from tests.web.search.conftest import Serve
 

@@ -48,7 +48,9 @@ def layer(module: str) -> str:
     """The layer a runvil module belongs to."""
     if module in ("runvil", "runvil.web"):
         return "surface"
-    if module in ("runvil._errors", "runvil._tools", "runvil._pack", "runvil._envelope"):
+    if module in (
+        "runvil._errors", "runvil._tools", "runvil._pack", "runvil._envelope", "runvil._closing"
+    ):
         return "core"
     for prefix, name in (
         ("runvil._net", "net"),

@@ -24,9 +24,10 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from types import MappingProxyType, TracebackType
+from types import MappingProxyType
 from typing import Any, Final
 
+from runvil._closing import AsyncClosing
 from runvil._errors import RunError, RunErrorKind, ToolError, ToolErrorKind
 from runvil._host.approval import ApprovalGate, Approver
 from runvil._host.objects import Dialect, PackObject, ToolObject, tool_object
@@ -94,7 +95,7 @@ def requirements_notice(lines: Iterable[str]) -> str:
     return "\n".join([NOTICE_HEADING, *(f"- {line}" for line in lines)])
 
 
-class Host:
+class Host(AsyncClosing):
     """Sets up Packs once and hands out Tool objects, requirements checks and runs.
 
     ``Host(plugins=DEFAULT_PLUGINS, config=None, search_provider=<the Plugin's default>,
@@ -330,16 +331,7 @@ class Host:
         for pack in self._built:
             await pack.aclose()
 
-    async def __aenter__(self) -> Host:
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     # -- the call path -------------------------------------------------------------------------
 

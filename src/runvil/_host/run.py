@@ -7,9 +7,9 @@ outlives its run and every connection it opened is closed.
 from __future__ import annotations
 
 import asyncio
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from runvil._closing import AsyncClosing
 from runvil._envelope import envelope as _envelope
 from runvil._envelope import is_nonce, new_nonce
 from runvil._errors import ToolError, ToolErrorKind
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["Run"]
 
 
-class Run:
+class Run(AsyncClosing):
     """One prompt run or one MCP session: one nonce, and the calls it has in flight.
 
     Use ``async with host.run() as run:`` (or ``run = host.start_run()`` ... ``await
@@ -105,13 +105,4 @@ class Run:
             await asyncio.gather(*pending, return_exceptions=True)
         self.scope.end()  # what the tools kept for this run goes now
 
-    async def __aenter__(self) -> Run:
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

@@ -29,13 +29,13 @@ import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any, Literal, Protocol
 
 import aiohttp
 from aiohttp import hdrs
 from yarl import URL
 
+from runvil._closing import AsyncClosing
 from runvil._net import (
     DialRefused,
     DnsError,
@@ -192,7 +192,7 @@ class Reply:
     tool_calls: tuple[ToolCall, ...] = ()
 
 
-class ModelTransport:
+class ModelTransport(AsyncClosing):
     """The guarded HTTP stack one run's chat clients share: one keep-alive pool, made inside the
     running event loop on first use and closed with the run (``async with`` or :meth:`aclose`).
 
@@ -230,16 +230,7 @@ class ModelTransport:
         if session is not None and not session.closed:
             await session.close()
 
-    async def __aenter__(self) -> ModelTransport:
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 class _ReplyTooLarge(Exception):

@@ -29,11 +29,11 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import aiohttp
 
+from runvil._closing import AsyncClosing
 from runvil._errors import ToolError, ToolErrorKind
 from runvil._net import Network
 from runvil._net.proxy import Proxies
@@ -61,7 +61,7 @@ RENDER_INLINE_LIMIT = 16 * 1024
 DESCRIPTION = "Fetch a web page and return its main content as markdown."
 
 
-class WebFetch:
+class WebFetch(AsyncClosing):
     """The ``web/fetch`` tool: ``await fetch.call({"url": ...})`` returns the result text."""
 
     def __init__(self, policy: FetchPolicy | None = None, network: Network | None = None) -> None:
@@ -81,17 +81,10 @@ class WebFetch:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._deadlines: DeadlineQueue | None = None
 
-    async def __aenter__(self) -> WebFetch:
+    async def __aenter__(self) -> Self:
         self._ensure_session()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def aclose(self) -> None:
         """Close the connection pool. A later call opens a new one."""

@@ -49,7 +49,8 @@ def layer(module: str) -> str:
     if module in ("runvil", "runvil.web"):
         return "surface"
     if module in (
-        "runvil._errors", "runvil._tools", "runvil._pack", "runvil._envelope", "runvil._closing"
+        "runvil._errors", "runvil._tools", "runvil._pack", "runvil._envelope", "runvil._closing",
+        "runvil._lazy",
     ):
         return "core"
     for prefix, name in (

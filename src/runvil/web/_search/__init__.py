@@ -7,8 +7,9 @@ The public names are re-exported by :mod:`runvil.web`; they load on first use he
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from runvil._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from runvil.web._search.config import provider_from_env as provider_from_env
@@ -30,10 +31,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'runvil.web._search' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

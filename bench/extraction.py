@@ -66,7 +66,7 @@ HOLDOUT_BUCKET = 0
 
 
 def runvil_extractor() -> Extractor:
-    from runvil.web.fetch.extract import render_html
+    from runvil.web._fetch.extract import render_html
 
     def run(html: str, url: str) -> tuple[str, str]:
         return render_html(html, url, False)
@@ -405,7 +405,7 @@ def big_page_line(
     allocator's leftovers from earlier pages."""
     import os
 
-    from runvil.web.fetch.extract import render_html
+    from runvil.web._fetch.extract import render_html
 
     as_fetch = "" if max_chars is None else f", max_chars={max_chars} (as web/fetch)"
     read_end, write_end = os.pipe()

@@ -39,9 +39,9 @@ import trustme
 from tests.fixtures.faults import FaultServer
 from tests.reliability.test_fetch_faults import CASES
 
-from runvil.errors import ToolError
-from runvil.web.fetch.policy import FetchPolicy
-from runvil.web.fetch.tool import WebFetch
+from runvil._errors import ToolError
+from runvil.web._fetch.policy import FetchPolicy
+from runvil.web._fetch.tool import WebFetch
 
 #: The soak's policy: the reliability tests' short limits, so stalls end quickly.
 POLICY = FetchPolicy(timeout=1.5, connect_timeout=0.5)

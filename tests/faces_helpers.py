@@ -1,8 +1,10 @@
 """Shared pieces of the CLI and MCP server tests: sample sites, the seam file, child processes.
 
 The faces run as child processes here (that is how users and MCP clients run them), so they get
-the fake internet through the ``RUNVIL_TEST_NETWORK`` seam file: the same fake DNS answers and
-route map as the ``internet`` fixture, the test CA, and the canary as the default route.
+the fake internet through the launcher (``tests/fixtures/launch.py``): it reads the seam file
+named by ``FAKE_NETWORK_FILE`` (the same fake DNS answers and route map as the ``internet``
+fixture, the test CA, and the canary as the default route) and calls the real entry point with
+that network. :data:`RUNVIL` is the command that starts it, in place of ``runvil``.
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ from typing import Any
 from aiohttp import web
 
 from tests.fixtures.internet import FakeInternet
+from tests.fixtures.launch import LAUNCHER, SPEC_VAR
 
 REPO = Path(__file__).resolve().parent.parent
+#: The command line of a child ``runvil`` on the fake internet (the launcher, then its args).
+RUNVIL: tuple[str, ...] = (sys.executable, str(LAUNCHER))
 GATEWAY_URL = "https://gw.example/search"
 GATEWAY_KEY = "gw-test-key-7f3a"
 GATEWAY_IP = "93.184.216.35"
@@ -159,7 +164,7 @@ def hello_text(url: str = "https://example.com/hello.txt") -> str:
 def write_seam(
     internet: FakeInternet, directory: Path, policy: Mapping[str, Any] | None = None
 ) -> Path:
-    """The ``RUNVIL_TEST_NETWORK`` file mirroring ``internet`` as it is configured now."""
+    """The launcher's seam file mirroring ``internet`` as it is configured now."""
     ca_file = directory / "test-ca.pem"
     internet.ca.cert_pem.write_to_path(str(ca_file))
     dns = {
@@ -184,7 +189,7 @@ def child_env(seam: Path, home: Path, **extra: str) -> dict[str, str]:
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
-        "RUNVIL_TEST_NETWORK": str(seam),
+        SPEC_VAR: str(seam),
         "RUNVIL_SEARCH_GATEWAY_URL": GATEWAY_URL,
         "RUNVIL_SEARCH_GATEWAY_KEY": GATEWAY_KEY,
         "PYTHONUNBUFFERED": "1",
@@ -196,9 +201,9 @@ def child_env(seam: Path, home: Path, **extra: str) -> dict[str, str]:
 async def run_cli(
     *args: str, env: Mapping[str, str], cwd: Path | None = None, timeout: float = 60
 ) -> tuple[int, str, str]:
-    """Run ``python -m runvil ARGS`` to completion: (exit code, stdout, stderr)."""
+    """Run ``runvil ARGS`` (through the launcher) to completion: (exit code, stdout, stderr)."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "runvil", *args,
+        *RUNVIL, *args,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, env=dict(env), cwd=str(cwd or REPO),
     )
@@ -217,7 +222,7 @@ async def start_mcp_http(
 ) -> tuple[asyncio.subprocess.Process, str]:
     """Start ``runvil mcp --http 127.0.0.1:0`` and return it with its ``/mcp`` URL."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "runvil", "mcp", "--http", "127.0.0.1:0", *extra,
+        *RUNVIL, "mcp", "--http", "127.0.0.1:0", *extra,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE, env=dict(env), cwd=str(REPO),
     )

@@ -16,11 +16,12 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from runvil.cli import Outcome, fetch_outcome, is_fetch_success, terminal_safe
+from runvil._faces.cli import Outcome, fetch_outcome, is_fetch_success, terminal_safe
 from tests.faces_helpers import (
     ESCAPES_BODY,
     GATEWAY_KEY,
     REPO,
+    RUNVIL,
     child_env,
     gateway_app,
     hello_text,
@@ -30,6 +31,7 @@ from tests.faces_helpers import (
     write_seam,
 )
 from tests.fixtures.internet import FakeInternet
+from tests.fixtures.launch import SPEC_VAR
 
 MISSING = "https://example.com/missing answered HTTP 404; try a different URL"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -98,6 +100,15 @@ async def test_fetch_max_chars_and_raw(env: dict[str, str]) -> None:
     code, out, _ = await run_cli(
         "fetch", "https://example.com/hello.txt", "--max-chars", "5", env=env
     )
+    assert (code, out) == (  # the CLI reads on: continuation is on unless configured off
+        0,
+        "url: https://example.com/hello.txt\ntruncated: true\nnext_start_index: 5\n"
+        "extraction: plain\n\nhello\n",
+    )
+    code, out, _ = await run_cli(
+        "fetch", "https://example.com/hello.txt", "--max-chars", "5", "--no-continuation",
+        env=env,
+    )
     assert (code, out) == (
         0, "url: https://example.com/hello.txt\ntruncated: true\nextraction: plain\n\nhello\n",
     )
@@ -127,7 +138,7 @@ async def test_ctrl_c_exits_130_without_a_traceback(
     env: dict[str, str], slow_started: asyncio.Event
 ) -> None:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "runvil", "fetch", "https://example.com/slow",
+        *RUNVIL, "fetch", "https://example.com/slow",
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, env=env, cwd=str(REPO),
     )
@@ -208,6 +219,11 @@ async def test_config_shows_the_effective_settings_with_secrets_masked(
         'api_key = "********"  # env:RUNVIL_SEARCH_GATEWAY_KEY',
         'url = "https://gw.example/search"  # env:RUNVIL_SEARCH_GATEWAY_URL',
         "",
+        "[fetch]",
+        "continuation = true  # default",
+        "pdf = true  # default",
+        "robots = false  # default",
+        "",
         "[models]",
         f'writer = "openai:gpt-x"  # file:{path}',
     ]
@@ -239,7 +255,7 @@ def run_on_a_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str]:
     pid, fd = pty.fork()
     if pid == 0:  # the child
         os.chdir(REPO)
-        os.execve(sys.executable, [sys.executable, "-m", "runvil", *args],
+        os.execve(RUNVIL[0], [*RUNVIL, *args],
                   {**env, "TERM": "xterm-256color", "COLUMNS": "100"})
     chunks: list[bytes] = []
     while True:
@@ -340,10 +356,62 @@ async def test_a_reader_that_went_away_is_not_an_error(env: dict[str, str]) -> N
     read_end, write_end = os.pipe()
     os.close(read_end)  # like `runvil fetch URL | head -0`
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "runvil", "fetch", "https://example.com/hello.txt",
+        *RUNVIL, "fetch", "https://example.com/hello.txt",
         stdin=asyncio.subprocess.DEVNULL, stdout=write_end, stderr=asyncio.subprocess.PIPE,
         env=env, cwd=str(REPO),
     )
     os.close(write_end)
     _, err = await asyncio.wait_for(proc.communicate(), 60)
     assert (proc.returncode, err) == (0, b"")
+
+
+async def test_an_unknown_key_is_refused_with_a_suggestion(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    (tmp_path / "runvil.toml").write_text('[search]\nprovder = "brave"\n')
+    for command in (["config"], ["fetch", "https://example.com/hello.txt"], ["search", "rust"]):
+        assert await run_cli(*command, env=env, cwd=tmp_path) == (
+            2, "", f"runvil: {tmp_path / 'runvil.toml'}: unknown key search.provder; did you "
+            "mean search.provider?\n",
+        )
+
+
+async def test_the_old_test_seam_variable_changes_nothing_it_is_refused(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """The shipped entry point (not the launcher) reads no test seam: the variable the faces
+    once read is an unknown one now, refused before any network access."""
+    seam = env.pop(SPEC_VAR)
+    real = {**env, "RUNVIL_TEST_NETWORK": seam}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "runvil", "fetch", "https://example.com/hello.txt",
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, env=real, cwd=str(tmp_path),
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert (proc.returncode, out) == (2, b"")
+    assert err.decode().startswith(
+        "runvil: unknown environment variable RUNVIL_TEST_NETWORK; known: RUNVIL_APPROVAL, "
+    )
+
+
+async def test_python_dash_m_runvil_is_the_command_line(tmp_path: Path) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "runvil", "--help", stdout=asyncio.subprocess.PIPE,
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}, cwd=str(tmp_path),
+    )
+    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0
+    assert out.decode().startswith("Usage: runvil [OPTIONS] COMMAND [ARGS]...\n")
+    for command in ("config", "fetch", "mcp", "run", "search"):
+        assert f"\n  {command} " in out.decode()
+
+
+async def test_config_shows_the_packs_tables(env: dict[str, str], tmp_path: Path) -> None:
+    path = tmp_path / "runvil.toml"
+    path.write_text('[packs.notes]\nprefix = "> "\n')
+    code, out, err = await run_cli("config", env=env, cwd=tmp_path)
+    assert (code, err) == (0, "")
+    assert out.endswith(f'\n[packs.notes]  # file:{path}\nprefix = "> "\n')
+    code, out, err = await run_cli("config", "--json", env=env, cwd=tmp_path)
+    assert json.loads(out)["packs"] == {"notes": {"prefix": "> "}}

@@ -7,15 +7,15 @@ import asyncio
 import json
 import os
 import pty
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from runvil.envelope import unwrap
+from runvil import unwrap
 from tests.faces_helpers import (
     REPO,
+    RUNVIL,
     ScriptedModel,
     child_env,
     hello_text,
@@ -24,6 +24,7 @@ from tests.faces_helpers import (
     site_app,
     write_seam,
 )
+from tests.fixtures import example_pack
 from tests.fixtures.internet import FakeInternet
 
 FETCH_PAGE = """---
@@ -176,7 +177,7 @@ def converse_on_a_terminal(args: list[str], env: dict[str, str], answer: bytes) 
     pid, fd = pty.fork()
     if pid == 0:  # the child
         os.chdir(REPO)
-        os.execve(sys.executable, [sys.executable, "-m", "runvil", *args], {**env, "TERM": "dumb"})
+        os.execve(RUNVIL[0], [*RUNVIL, *args], {**env, "TERM": "dumb"})
     seen = b""
     answered = False
     while True:
@@ -218,3 +219,38 @@ async def test_approval_ask_on_a_terminal(
         )
     else:
         assert unwrap(after.removesuffix("\n")) == result
+
+
+ECHO_NOTE = """---
+name: echo-note
+description: Echoes a note with a third-party Pack.
+runvil: 0
+uses: [example/notes]
+---
+
+# Echo note
+
+## Echo
+
+```lua
+return tools.call('notes/echo', { text = 'hi' })
+```
+"""
+
+
+async def test_run_serves_an_installed_third_party_pack_with_its_configuration(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    site = example_pack.install(tmp_path / "site")
+    (tmp_path / "runvil.toml").write_text('[packs.notes]\nprefix = "note: "\n')
+    file = prompt(tmp_path, ECHO_NOTE)
+    code, out, err = await run_cli(
+        "run", file, env={**env, "PYTHONPATH": f"{site}{os.pathsep}{REPO}"}, cwd=tmp_path
+    )
+    assert (code, err) == (0, "")
+    assert unwrap(out.removesuffix("\n")) == "note: hi"
+    # Without the distribution the Pack is missing, and the prompt is refused as the seeds say.
+    assert await run_cli("run", file, env=env, cwd=tmp_path) == (
+        2, "", "the environment cannot satisfy this prompt:\n- missing required Pack: "
+        "example/notes\n",
+    )

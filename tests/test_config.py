@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from runvil.config import ConfigError, find_config_file, load_config, masked
+from runvil._faces.config import ConfigError, find_config_file, load_config, masked
 
 
 def write(path: Path, text: str) -> Path:
@@ -220,12 +220,163 @@ def test_the_gateway_key_alone_picks_the_gateway_and_asks_for_its_url(tmp_path: 
 
 
 def test_a_provider_that_refuses_its_url_is_a_configuration_error(tmp_path: Path) -> None:
-    from runvil.assemble import search_provider
+    from runvil._faces.wiring import wire
 
     cfg = load_config(env={"HOME": str(tmp_path), "SEARXNG_URL": "ftp://search.lan/"}, cwd=tmp_path)
     with pytest.raises(ConfigError) as info:
-        search_provider(cfg.search, None)
+        wire(cfg).search_provider()
     assert str(info.value) == (
         "search provider searxng: the SearXNG URL must be an https URL "
         "(plain http only for a private endpoint)"
     )
+
+
+# -- unknown keys and variables ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[search]\nprovder = "brave"\n',
+         "{path}: unknown key search.provder; did you mean search.provider?"),
+        ('aproval = "deny"\n', "{path}: unknown key aproval; did you mean approval?"),
+        ('[serch]\nprovider = "brave"\n', "{path}: unknown key serch; did you mean search?"),
+        ('[providers.local]\nbase_ur = "http://127.0.0.1:1/v1"\n',
+         "{path}: unknown key providers.local.base_ur; did you mean providers.local.base_url?"),
+        ("colour = 1\n",
+         "{path}: unknown key colour; known: approval, envelope, fetch, mcp, models, packs, "
+         "providers, search, web"),
+        ('search = "brave"\n', "{path}: search must be a table"),
+        ('models = "openai:gpt"\n', '{path}: models must be a table of ROLE = "PROVIDER:MODEL"'),
+        ("[providers]\nlocal = 1\n", "{path}: providers.local must be a table"),
+    ],
+)
+def test_unknown_keys_are_refused_with_a_suggestion(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = write(tmp_path / "runvil.toml", text)
+    with pytest.raises(ConfigError) as info:
+        load_config(env={"HOME": str(tmp_path)}, cwd=tmp_path)
+    assert str(info.value) == message.format(path=path)
+
+
+def test_tables_of_the_user_s_own_keys_take_any_key(tmp_path: Path) -> None:
+    write(
+        tmp_path / "runvil.toml",
+        '[models]\nanything = "openai:m"\n[packs.notes]\nprefix = "> "\ncolour = "red"\n',
+    )
+    cfg = load_config(env={"HOME": str(tmp_path)}, cwd=tmp_path)
+    assert cfg.models == {"anything": "openai:m"}
+    assert cfg.packs == {"notes": {"prefix": "> ", "colour": "red"}}
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"RUNVIL_APROVAL": "deny"},
+         "unknown environment variable RUNVIL_APROVAL; did you mean RUNVIL_APPROVAL?"),
+        ({"RUNVIL_SEARCH_PROVDER": "brave"},
+         "unknown environment variable RUNVIL_SEARCH_PROVDER; did you mean "
+         "RUNVIL_SEARCH_PROVIDER?"),
+        ({"RUNVIL_TEST_NETWORK": "/tmp/network.json"},
+         "unknown environment variable RUNVIL_TEST_NETWORK; known: RUNVIL_APPROVAL, "
+         "RUNVIL_CONFIG, RUNVIL_DEBUG, RUNVIL_ENVELOPE, RUNVIL_FETCH_ALLOWED_DOMAINS, "
+         "RUNVIL_FETCH_BLOCKED_DOMAINS, RUNVIL_FETCH_CONTINUATION, RUNVIL_FETCH_PDF, "
+         "RUNVIL_FETCH_PDF_MAX_PAGES, RUNVIL_FETCH_PRIVATE_HOSTS, RUNVIL_FETCH_PROXY, "
+         "RUNVIL_FETCH_ROBOTS, RUNVIL_FETCH_USER_AGENT, RUNVIL_MCP_TOOLS, RUNVIL_MODEL_{ROLE}, "
+         "RUNVIL_SEARCH_GATEWAY_KEY, RUNVIL_SEARCH_GATEWAY_URL, RUNVIL_SEARCH_PROVIDER, "
+         "RUNVIL_SEARCH_PROXY, RUNVIL_SEARXNG_ALLOW_PRIVATE, RUNVIL_WEB"),
+    ],
+)
+def test_unknown_runvil_variables_are_refused(
+    tmp_path: Path, env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(env={"HOME": str(tmp_path), **env}, cwd=tmp_path)
+    assert str(info.value) == message
+
+
+def test_variables_runvil_reads_are_accepted(tmp_path: Path) -> None:
+    env = {
+        "HOME": str(tmp_path), "RUNVIL_DEBUG": "1", "RUNVIL_MODEL_WRITER": "openai:m",
+        "RUNVIL_SEARXNG_ALLOW_PRIVATE": "1", "RUNVIL_UNUSED_BUT_BLANK": " ", "OTHER_TOOL_X": "1",
+    }
+    cfg = load_config(env=env, cwd=tmp_path)
+    assert cfg.models == {"writer": "openai:m"}
+    assert cfg.search.allow_private is True
+
+
+# -- the settings table: one row per setting ----------------------------------------------------
+
+
+def test_a_policy_setting_is_one_row_and_reaches_the_fetch_policy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """How a ``[fetch]`` key, its variable and its flag are added: one row of SETTINGS. (None
+    ships today; this is the path the first one will take.)"""
+    from runvil._faces import config as config_module
+    from runvil._faces.config import SETTINGS, Setting, describe
+    from runvil._faces.wiring import wire
+
+    def seconds(value: object, where: str) -> float:
+        if isinstance(value, int | float | str) and float(value) > 0:
+            return float(value)
+        raise ConfigError(f"{where} must be a positive number of seconds, not {value!r}")
+
+    row = Setting("fetch.timeout", ("RUNVIL_FETCH_TIMEOUT",), seconds, None,
+                  flag="fetch_timeout", policy="timeout")
+    monkeypatch.setattr(config_module, "SETTINGS", (*SETTINGS, row))
+    write(tmp_path / "runvil.toml", "[fetch]\ntimeout = 7\n")
+    env = {"HOME": str(tmp_path), "RUNVIL_FETCH_TIMEOUT": "9"}
+    cfg = load_config(env=env, cwd=tmp_path)
+    assert (dict(cfg.fetch), cfg.sources["fetch.timeout"]) == (
+        {"timeout": 7.0}, f"file:{tmp_path / 'runvil.toml'}",
+    )
+    wiring = wire(cfg)
+    assert wiring.policy.timeout == 7.0 and wiring.fetch_tool().policy.timeout == 7.0
+    assert describe(cfg)["fetch"] == {
+        "continuation": True, "pdf": True, "robots": False, "timeout": 7.0,  # the faces' defaults
+    }
+    assert load_config({"fetch_timeout": 3}, env=env, cwd=tmp_path).fetch == {"timeout": 3.0}
+    write(tmp_path / "runvil.toml", "[fetch]\ntimout = 7\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(env=env, cwd=tmp_path)
+    assert str(info.value).endswith("unknown key fetch.timout; did you mean fetch.timeout?")
+
+
+def test_without_policy_settings_the_policy_is_the_seeds_default(tmp_path: Path) -> None:
+    from runvil._faces.wiring import wire
+    from runvil.web import FetchPolicy
+
+    cfg = load_config(env={"HOME": str(tmp_path)}, cwd=tmp_path)
+    assert cfg.fetch == {}
+    assert wire(cfg).policy == FetchPolicy()
+
+
+def test_a_setting_row_with_an_option_adds_the_flag_to_every_command(tmp_path: Path) -> None:
+    """The same row, with ``option=``, is also the flag of fetch, search, run, mcp and config."""
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from runvil._faces import config as c\n"
+        "row = c.Setting('fetch.timeout', ('RUNVIL_FETCH_TIMEOUT',), lambda v, w: float(v), None,\n"
+        "                flag='fetch_timeout', policy='timeout', option='--fetch-timeout')\n"
+        "c.SETTINGS = (*c.SETTINGS, row)\n"
+        "from runvil._faces.cli import main\n"
+        "main(sys.argv[1:])\n"
+    )
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+
+    def runvil(*args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
+            cwd=tmp_path, check=True,
+        ).stdout
+
+    data = json.loads(runvil("config", "--json", "--fetch-timeout", "3"))
+    assert (data["fetch"]["timeout"], data["sources"]["fetch.timeout"]) == (3.0, "flag")
+    for command in ("fetch", "search", "run", "mcp", "config"):
+        assert "--fetch-timeout VALUE" in runvil(command, "--help")

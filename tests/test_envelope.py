@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lupa import lua54
 
-from runvil.envelope import CONTROL_MARKUP, envelope, escape, is_nonce, new_nonce, unwrap
+from runvil._envelope import CONTROL_MARKUP, envelope, escape, is_nonce, new_nonce, unwrap
 
 NONCE = "0123456789abcdef"
 

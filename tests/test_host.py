@@ -13,9 +13,17 @@ from typing import Any
 
 import pytest
 
-from runvil import Host, RunError, RunErrorKind
-from runvil.host import DEFAULT_PLUGINS, OfferError, requirements_notice
-from runvil.tools import PackObject, ToolObject, thaw
+from runvil import (
+    DEFAULT_PLUGINS,
+    Host,
+    OfferError,
+    PackObject,
+    RunError,
+    RunErrorKind,
+    ToolObject,
+    requirements_notice,
+)
+from runvil._host.objects import thaw
 from tests.test_host_fakes import (
     FETCH_SCHEMA,
     SEARCH_DESCRIPTION,
@@ -120,7 +128,7 @@ def test_default_search_provider_comes_from_the_environment(
         seen.append(network)
         return from_env
 
-    monkeypatch.setattr("runvil.host._provider_from_env", provider_from_env)
+    monkeypatch.setattr("runvil.web._pack._provider_from_env", provider_from_env)
     net = object()
     h = Host(network=net)
     assert h.packs["web"].available

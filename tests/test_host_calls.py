@@ -9,9 +9,19 @@ from typing import Any
 
 import pytest
 
-from runvil import Host, RunErrorKind, ToolError, ToolErrorKind
-from runvil.envelope import envelope, unwrap
-from runvil.host import Approval, ApprovalRequest, ToolResult, refusal_message, tool_call_failure
+from runvil import (
+    Approval,
+    ApprovalRequest,
+    Host,
+    RunErrorKind,
+    ToolError,
+    ToolErrorKind,
+    ToolResult,
+    envelope,
+    refusal_message,
+    tool_call_failure,
+    unwrap,
+)
 from tests.test_host_fakes import FETCH_SCHEMA, SEARCH_DESCRIPTION, SEARCH_SCHEMA, Fakes, fakes
 
 __all__ = ["fakes"]
@@ -242,6 +252,10 @@ async def test_dispatch_accepts_the_raw_json_text(fakes: Fakes) -> None:
         )
         empty = await box.dispatch("web_fetch", "")
         assert empty.text == envelope("web_fetch: missing url argument", NONCE)
+        deep = await box.dispatch("web_fetch", '{"url": ' + "[" * 100_000 + "]" * 100_000 + "}")
+        assert deep.text == envelope("web_fetch: missing url argument", NONCE)
+        huge = await box.dispatch("web_fetch", '{"url": "u", "max_chars": ' + "9" * 5000 + "}")
+        assert huge.text == envelope("web_fetch: missing url argument", NONCE)
 
 
 async def test_unknown_name_with_nothing_offered(fakes: Fakes) -> None:

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from runvil.errors import ToolError, ToolErrorKind
-from runvil.tools import Tool
-from runvil.web import pack as web_pack
+from runvil._errors import ToolError, ToolErrorKind
+from runvil._tools import Tool
+from runvil.web import _pack as web_pack
 
 FETCH_DESCRIPTION = "Fetch a web page and return its main content as markdown."
 SEARCH_DESCRIPTION = "Search the web and return a list of results (title, url, description)."

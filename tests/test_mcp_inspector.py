@@ -12,15 +12,15 @@ import asyncio
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from runvil.envelope import unwrap
+from runvil import unwrap
 from tests.faces_helpers import (
     REPO,
+    RUNVIL,
     child_env,
     hello_text,
     serve_gateway,
@@ -72,7 +72,7 @@ async def inspect(inspector: Path, target: list[str], *args: str) -> tuple[int, 
 def stdio_target(env: dict[str, str]) -> list[str]:
     # The Inspector passes "-e KEY=VALUE" to the server it spawns.
     pairs = [a for k, v in env.items() for a in ("-e", f"{k}={v}")]
-    return [*pairs, sys.executable, "-m", "runvil", "mcp"]
+    return [*pairs, *RUNVIL, "mcp"]
 
 
 async def test_inspector_over_stdio_lists_and_calls_each_tool(

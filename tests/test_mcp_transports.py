@@ -1,21 +1,21 @@
 """``runvil mcp`` as a child process, driven by the SDK's own client over stdio and streamable
-HTTP (both protocol eras), reaching the fake internet through the test network seam."""
+HTTP (both protocol eras), reaching the fake internet through the test launcher."""
 
 from __future__ import annotations
 
 import asyncio
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from aiohttp import web
 from mcp import Client, StdioServerParameters
 
-from runvil.envelope import unwrap
+from runvil import unwrap
 from tests.faces_helpers import (
     GATEWAY_KEY,
     REPO,
+    RUNVIL,
     child_env,
     hello_text,
     serve_gateway,
@@ -25,6 +25,7 @@ from tests.faces_helpers import (
     write_seam,
 )
 from tests.fixtures.internet import FakeInternet
+from tests.fixtures.launch import SPEC_VAR
 
 ENVELOPED = re.compile(r"<untrusted_input_([0-9a-f]{16})>\n(.*)\n</untrusted_input_\1>", re.S)
 SEARCH_TEXT = (
@@ -43,7 +44,7 @@ async def env(internet: FakeInternet, tmp_path: Path) -> dict[str, str]:
 
 def stdio(env: dict[str, str], *extra: str) -> StdioServerParameters:
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "runvil", "mcp", *extra], env=env, cwd=str(REPO)
+        command=RUNVIL[0], args=[*RUNVIL[1:], "mcp", *extra], env=env, cwd=str(REPO)
     )
 
 
@@ -133,7 +134,7 @@ async def test_http_server_never_reaches_anything_unrouted(
     # An approved address with no route goes to the canary, which fails the test if reached;
     # a blocked one is refused before any dial.
     internet.dns["rebind.example"] = ["127.0.0.1"]
-    seam = Path(env["RUNVIL_TEST_NETWORK"])
+    seam = Path(env[SPEC_VAR])
     write_seam(internet, seam.parent)
     proc, url = await start_mcp_http(env)
     try:
@@ -141,9 +142,8 @@ async def test_http_server_never_reaches_anything_unrouted(
             blocked = await client.call_tool("web_fetch", {"url": "https://rebind.example/"})
     finally:
         await stop(proc)
-    assert (blocked.is_error, blocked.content[0].text) == (
-        True, "host rebind.example has no allowed address",
-    )
+    assert blocked.is_error is True
+    assert unwrap(blocked.content[0].text) == "host rebind.example has no allowed address"
 
 
 async def test_the_gateway_key_goes_only_to_the_gateway(

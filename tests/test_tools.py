@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from runvil.tools import FrozenDict, Tool, freeze, thaw, wire_name
+from runvil._host.objects import FrozenDict, freeze, thaw
+from runvil._tools import Tool, wire_name
 
 
 @pytest.mark.parametrize(

@@ -25,17 +25,17 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from runvil import envelope as env
-from runvil.errors import RunError, RunErrorKind, ToolError, ToolErrorKind
-from runvil.prompts.document import parse_prompt
-from runvil.web.fetch.admission import (
+from runvil import _envelope as env
+from runvil._errors import RunError, RunErrorKind, ToolError, ToolErrorKind
+from runvil.prompts._document import parse_prompt
+from runvil.web._fetch.admission import (
     RedirectRefused,
     TargetUrl,
     UrlRefused,
     admit_redirect,
     admit_url,
 )
-from runvil.web.fetch.content import (
+from runvil.web._fetch.content import (
     BodyKind,
     ContentTypeMissing,
     ContentTypeRefused,
@@ -43,9 +43,9 @@ from runvil.web.fetch.content import (
     classify_content_type,
     decode_body,
 )
-from runvil.web.fetch.extract import render_html
-from runvil.web.search.provider import SearchResult
-from runvil.web.search.tool import WebSearch
+from runvil.web._fetch.extract import render_html
+from runvil.web._search.provider import SearchResult
+from runvil.web._search.tool import WebSearch
 
 
 @dataclass(frozen=True)

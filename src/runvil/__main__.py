@@ -1,5 +1,5 @@
 """``python -m runvil``: the same command line as the ``runvil`` script."""
 
-from runvil.cli import main
+from runvil._faces.cli import main
 
 main()

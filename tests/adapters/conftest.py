@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from runvil.host import Host
-from runvil.web.fetch.policy import FetchPolicy
-from runvil.web.search.provider import SearchRequest, SearchResult
+from runvil import Host
+from runvil.web._fetch.policy import FetchPolicy
+from runvil.web._search.provider import SearchRequest, SearchResult
 from tests.faces_helpers import ScriptedModel, Turn, site_app
 from tests.fixtures.internet import FakeInternet
 

@@ -6,9 +6,8 @@ from typing import Any
 
 import anthropic
 
+from runvil import Host, unwrap
 from runvil.adapters.anthropic import AnthropicTools
-from runvil.envelope import unwrap
-from runvil.host import Host
 from tests.faces_helpers import hello_text
 
 

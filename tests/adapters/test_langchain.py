@@ -6,9 +6,8 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from runvil import Host, unwrap
 from runvil.adapters.langchain import LangChainWebTools
-from runvil.envelope import unwrap
-from runvil.host import Host
 from tests.faces_helpers import hello_text
 
 

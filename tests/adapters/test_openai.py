@@ -9,9 +9,8 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageToolCall
 
+from runvil import Host, unwrap
 from runvil.adapters.openai import OpenAITools
-from runvil.envelope import unwrap
-from runvil.host import Host
 from tests.faces_helpers import hello_text
 
 

@@ -8,9 +8,8 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from runvil import Host, unwrap
 from runvil.adapters.pydantic_ai import PydanticAIWebTools
-from runvil.envelope import unwrap
-from runvil.host import Host
 from tests.faces_helpers import hello_text
 
 

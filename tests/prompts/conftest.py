@@ -14,9 +14,9 @@ import pytest
 from aiohttp import web
 
 from runvil import Host
-from runvil.errors import ToolErrorKind
-from runvil.web.fetch.policy import FetchPolicy
-from runvil.web.search.provider import ProviderError, SearchRequest, SearchResult
+from runvil._errors import ToolErrorKind
+from runvil.web._fetch.policy import FetchPolicy
+from runvil.web._search.provider import ProviderError, SearchRequest, SearchResult
 from tests.fixtures.internet import FakeInternet, Served
 from tests.prompts.fake_models import FakeModel, Turn
 

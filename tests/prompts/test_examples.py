@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from runvil import Host, RunError, RunErrorKind
-from runvil.envelope import envelope
+from runvil import Host, RunError, RunErrorKind, envelope
 from runvil.prompts import ModelEndpoint, load_prompt, run_prompt
 from tests.fixtures.internet import FakeInternet, Served
 from tests.prompts.conftest import (

@@ -11,9 +11,9 @@ from lupa import lua54
 
 from runvil import RunError, RunErrorKind
 from runvil.prompts import Limits
-from runvil.prompts.document import Section
-from runvil.prompts.lua import LuaSandbox
-from runvil.prompts.patterns import MATCHER
+from runvil.prompts._document import Section
+from runvil.prompts._lua import LuaSandbox
+from runvil.prompts._patterns import MATCHER
 from tests.prompts.test_sandbox import Hooks
 
 PATTERNS = [

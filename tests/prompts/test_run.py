@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from runvil import Host, RunError, RunErrorKind
-from runvil.envelope import envelope
+from runvil import Host, RunError, RunErrorKind, envelope
 from runvil.prompts import Limits, ModelEndpoint, parse_prompt, run_prompt
 from tests.fixtures.internet import Served
 from tests.prompts.conftest import NONCE, ModelFactory, Provider

@@ -9,8 +9,8 @@ import pytest
 
 from runvil import RunError, RunErrorKind
 from runvil.prompts import Limits
-from runvil.prompts.document import Section
-from runvil.prompts.lua import ApiError, LuaSandbox, ToolFailure
+from runvil.prompts._document import Section
+from runvil.prompts._lua import ApiError, LuaSandbox, ToolFailure
 
 SMALL = Limits(instructions=2_000_000, memory=16 * 1024 * 1024)
 BODY = (

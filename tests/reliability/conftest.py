@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import trustme
 
-from runvil.web.fetch.policy import FetchPolicy
-from runvil.web.fetch.tool import WebFetch
+from runvil.web._fetch.policy import FetchPolicy
+from runvil.web._fetch.tool import WebFetch
 from tests.fixtures.faults import FaultServer
 from tests.fixtures.internet import FakeInternet
 

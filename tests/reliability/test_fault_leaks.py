@@ -11,8 +11,8 @@ import gc
 import os
 import time
 
-from runvil.web.fetch.policy import FetchPolicy
-from runvil.web.fetch.tool import WebFetch
+from runvil.web._fetch.policy import FetchPolicy
+from runvil.web._fetch.tool import WebFetch
 from tests.fixtures.faults import FAULT_HOST, FaultServer
 from tests.fixtures.internet import FakeInternet
 from tests.reliability.conftest import FAULT_POLICY

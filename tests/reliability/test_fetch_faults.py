@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from runvil.web.fetch.tool import WebFetch
+from runvil.web._fetch.tool import WebFetch
 from tests.fixtures.faults import FAULT_HOST, HTTP10_BODY, OK_BODY, TEXT_BODY, TLS_FAULTS
 
 QUERY = "?token=s3cret"

@@ -10,18 +10,24 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
+import signal
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from runvil import Host
-from runvil.errors import RunError, RunErrorKind
+from runvil._errors import RunError, RunErrorKind
 from runvil.prompts import Limits
-from runvil.prompts.document import parse_prompt
-from runvil.prompts.run import run_prompt
-from runvil.web.search.provider import SearchRequest, SearchResult
+from runvil.prompts._document import parse_prompt
+from runvil.prompts._run import run_prompt
+from runvil.web._search.provider import SearchRequest, SearchResult
+from tests.faces_helpers import REPO
 from tests.fixtures.internet import FakeInternet
 
 LIMITS = Limits(memory=32 * 1024 * 1024, instructions=5_000_000, wall_time=5.0)
@@ -139,7 +145,7 @@ ATTACKS: dict[str, tuple[str, tuple[RunErrorKind | str, str]]] = {
     # Huge and malformed tool arguments.
     "a 10 MB url": (
         "return tools.call('web/fetch', {url = string.rep('a', 1e7)})",
-        (RunErrorKind.Tool, "tool call failure: invalid url"),
+        (RunErrorKind.Tool, "tool call failure: web_fetch: url is longer than 8192 characters"),
     ),
     "a 10 MB search query": (
         "return tools.call('web/search', {query = string.rep('q', 1e7)})",
@@ -156,6 +162,23 @@ ATTACKS: dict[str, tuple[str, tuple[RunErrorKind | str, str]]] = {
     "a result that is not UTF-8": (
         "return utf8.char(0x7FFFFFFF)",
         (RunErrorKind.Lua, "the section returned a string that is not valid UTF-8"),
+    ),
+    # JSON can spell a lone surrogate, which no UTF-8 string holds: it used to surface as the
+    # codec's message, or as an internal error with a logged traceback inside a table.
+    "a lone surrogate from json.decode": (
+        "return json.decode('\"\\\\ud800\"')",
+        (RunErrorKind.Lua, "json.decode: strings must be valid UTF-8"),
+    ),
+    # An integer past the largest float used to be an internal error (OverflowError) with a
+    # logged traceback; it is infinite, as JSON's 1e999 already was.
+    "a JSON integer past the largest float": (
+        "local t = json.decode('[' .. string.rep('9', 400) .. ', -' .. string.rep('9', 400) .. ']')"
+        " return tostring(t[1]) .. ' ' .. tostring(t[2])",
+        ("result", "inf -inf"),
+    ),
+    "a lone surrogate inside a decoded table": (
+        "return json.decode('{\"a\": \"\\\\ud800\"}').a",
+        (RunErrorKind.Lua, "json.decode: strings must be valid UTF-8"),
     ),
     # No Python object anywhere a prompt can walk: globals, metatables, API results.
     "walk every reachable table for userdata": (
@@ -242,3 +265,199 @@ async def test_a_gc_metamethod_cannot_run_outside_the_limits(host: Host) -> None
     extra = time.monotonic() - started - baseline
     # The finalizer would spin for a full second; anything clearly under that is collection noise.
     assert extra < 0.9, f"a __gc finalizer ran on the event loop thread for {extra:.1f} s"
+
+
+# -- values crossing into Lua --------------------------------------------------------------------
+# Issue 14, item 1: lupa allocates in the Lua state outside Lua code (pushing a host call's result,
+# building a decoded table, converting a table argument, pushing a Python-to-Lua call's arguments).
+# When such an allocation failed on the memory limit, Lua's error jumped over lupa's release of the
+# GIL and every thread waited for the GIL forever: no deadline, no Ctrl-C, or, with no protected
+# call on the stack, a PANIC and an aborted process. These run in a child process, so that a
+# regression fails the test instead of freezing the suite.
+
+MIB = 1024 * 1024
+
+
+def bare_document(code: str, prose: str = "An attack.") -> str:
+    """A prompt that needs no Pack (the child's Host has none)."""
+    return (
+        "---\nname: hostile\ndescription: an attack\nrunvil: 0\n---\n\n# Hostile\n\n"
+        f"## Attack\n\n{prose}\n\n```lua\n{code}\n```\n"
+    )
+
+
+async def in_child(
+    document: str, *, memory: int = 64 * MIB, wall: float = 30.0, timeout: float = 90.0
+) -> dict[str, Any]:
+    """Run ``document`` in ``tests.reliability.prompt_child``; fail if it does not end."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.reliability.prompt_child", str(memory), str(wall),
+        "200000000", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, cwd=str(REPO),
+    )
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(document.encode()), timeout)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        pytest.fail(f"the run had not ended after {timeout:g} s: the process froze")
+    assert proc.returncode == 0, f"the child died ({proc.returncode}): {err.decode()[-2000:]}"
+    result: dict[str, Any] = json.loads(out)
+    return result
+
+
+def memory_error(memory: int) -> tuple[str, str]:
+    return "Limit", f"the run exceeded its memory limit ({memory} bytes)"
+
+
+FREEZES: dict[str, tuple[str, int]] = {
+    # The issue's own triggers (each froze the process before).
+    "json.decode of four million numbers": (
+        "return #json.decode('[' .. string.rep('1,', 4e6) .. '1]')", 64 * MIB,
+    ),
+    "json.encode of a 10 MB string, kept": (
+        "local s = string.rep('x', 1e7) local t = {} for i = 1, 8 do t[i] = json.encode(s) end",
+        64 * MIB,
+    ),
+    "untrusted() of a 14 MB string, kept": (
+        "local s = string.rep('x', 14e6) local t = {} for i = 1, 8 do t[i] = untrusted(s) end",
+        64 * MIB,
+    ),
+    # Other shapes of the same class: small values at the brim, tables built from Python, error
+    # messages, strings that grow when escaped.
+    "small decoded tables kept until the limit": (
+        "local t, i = {}, 0 while true do i = i + 1 t[i] = json.decode('[' .. i .. ']') end",
+        8 * MIB,
+    ),
+    "error messages kept until the limit": (
+        "local t, i = {}, 0"
+        " while true do i = i + 1 local ok, e = pcall(json.decode, '[') t[i] = e end",
+        8 * MIB,
+    ),
+    "json.decode of two million empty objects": (
+        "return #json.decode('[' .. string.rep('{},', 2e6) .. '{}]')", 64 * MIB,
+    ),
+    "json.encode of a 1 MB string held 300 times": (
+        "local s = string.rep('x', 1e6) local t = {} for i = 1, 300 do t[i] = s end"
+        " return #json.encode(t)",
+        64 * MIB,
+    ),
+    "json.encode of 10 MB of control characters": (
+        "return #json.encode(string.rep('\\1', 1e7))", 64 * MIB,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(FREEZES))
+async def test_a_value_too_big_for_lua_ends_the_run_with_the_memory_error(name: str) -> None:
+    code, memory = FREEZES[name]
+    ended = await in_child(bare_document(code), memory=memory)
+    assert (ended["kind"], ended["text"]) == memory_error(memory)
+    assert ended["threads_left"] == 0
+
+
+@pytest.mark.parametrize("part", ["prose", "code"])
+async def test_a_prompt_larger_than_the_memory_limit_is_refused(part: str) -> None:
+    # Prose and code cross as the arguments of a Python-to-Lua call, with no protected call on
+    # the stack: Lua's panic handler aborted the whole process.
+    big = "p" * (20 * MIB)
+    document = (
+        bare_document("return 'ok'", prose=big) if part == "prose"
+        else bare_document("return 'ok' -- " + big)
+    )
+    ended = await in_child(document, memory=16 * MIB)
+    assert (ended["kind"], ended["text"]) == memory_error(16 * MIB)
+
+
+SHARED = "local t = {string.rep('x', 1e5)} for i = 1, 40 do t = {t, t} end "
+
+
+@pytest.mark.parametrize(
+    "code",
+    [SHARED + "return #json.encode(t)", SHARED + "return tools.call('web/fetch', {raw = t})"],
+    ids=["json.encode", "tools.call"],
+)
+async def test_a_table_that_holds_one_subtable_many_ways_is_not_copied_without_bound(
+    code: str,
+) -> None:
+    # Lua stores the subtable once; a conversion copies it once per path, 2^40 times here. The
+    # copy used to grow until Python failed to allocate (the child's 2 GiB cap): the copy is now
+    # counted, and stops at the run's memory limit.
+    ended = await in_child(bare_document(code))
+    assert (ended["kind"], ended["text"]) == memory_error(64 * MIB)
+    assert ended["rss_growth"] < 256 * MIB
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["string.rep('[INST]', 1666667)", "string.rep(untrusted(''):match('_(%x+)>'), 625000)"],
+    ids=["control markup", "copies of the nonce"],
+)
+async def test_enveloping_10_mb_costs_a_few_times_its_size(text: str) -> None:
+    # The envelope used to escape with one Python object per match (a regex callback for the
+    # markup, a list of pieces for the nonce): 10 MB took 1-3 s and 100-160 MB more resident
+    # memory. Every step is one str.replace now.
+    ended = await in_child(bare_document(f"return #untrusted({text})"))
+    assert ended["kind"] == "result"
+    assert ended["rss_growth"] < 6 * 10 * MIB
+
+
+async def test_a_loop_of_long_host_calls_stops_at_the_deadline() -> None:
+    # Such a loop runs few Lua instructions, so the hook's deadline poll came seconds apart and
+    # the Lua thread went on after the run had returned its wall-time error. Each host call now
+    # looks at the stop flag first.
+    code = "local s = string.rep('<', 8e6) while true do local t = untrusted(s) end"
+    ended = await in_child(bare_document(code), memory=256 * MIB, wall=1.0)
+    assert (ended["kind"], ended["text"]) == (
+        "Limit", "the run exceeded its wall-time limit (1 seconds)",
+    )
+    assert ended["threads_left"] == 0
+
+
+async def test_a_long_conversion_out_of_lua_stops_at_the_deadline() -> None:
+    # Copying a table for Python runs no Lua hook (lupa calls the classifier on its main Lua
+    # thread), so a copy bounded only by its size went on for seconds after the deadline.
+    code = "local t = {'leaf'} for i = 1, 40 do t = {t, t} end return #json.encode(t)"
+    ended = await in_child(bare_document(code), wall=0.5)
+    assert (ended["kind"], ended["text"]) == (
+        "Limit", "the run exceeded its wall-time limit (0.5 seconds)",
+    )
+    assert ended["threads_left"] == 0
+
+
+async def test_json_with_brackets_and_quotes_inside_its_strings_decodes(host: Host) -> None:
+    # A long text is priced by a scan before it is parsed; brackets, commas and escaped quotes
+    # inside strings must not count as structure (this one would be "nested deeper than 64
+    # levels" and far over the budget if they did).
+    item = r"""'"\\"[[[[[[[[{{{{{{{{,,,,,,,,\\\\",'"""  # JSON: "\"[[...,,\\",
+    code = f"return #json.decode('[' .. string.rep({item}, 2e5) .. '1]')"
+    assert await outcome(host, code) == ("result", "200001")
+
+
+async def test_ctrl_c_ends_runvil_run_with_130_in_the_middle_of_a_host_call(
+    tmp_path: Path,
+) -> None:
+    file = tmp_path / "decode.md"
+    file.write_text(bare_document(
+        "local s = '[' .. string.rep('1,', 5e5) .. '1]' print('started')"
+        " while true do local t = json.decode(s) end"
+    ), encoding="utf-8")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "runvil", "run", str(file), "--no-web",
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, cwd=str(tmp_path),
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stderr is not None
+    try:
+        line = await asyncio.wait_for(proc.stderr.readline(), 60)
+        assert line == b"started\n"
+        await asyncio.sleep(0.5)  # json.decode takes most of each loop
+        proc.send_signal(signal.SIGINT)
+        out, err = await asyncio.wait_for(proc.communicate(), 30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert (proc.returncode, out) == (130, b"")
+    assert b"Traceback" not in err

@@ -12,10 +12,10 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 
-from runvil.errors import ToolError, ToolErrorKind
-from runvil.web.search.providers.gateway import GatewayProvider
-from runvil.web.search.providers.searxng import SearxngProvider
-from runvil.web.search.tool import WebSearch
+from runvil._errors import ToolError, ToolErrorKind
+from runvil.web._search.providers.gateway import GatewayProvider
+from runvil.web._search.providers.searxng import SearxngProvider
+from runvil.web._search.tool import WebSearch
 from tests.fixtures.faults import FAULT_HOST, FaultServer
 from tests.fixtures.internet import FakeInternet
 
@@ -54,7 +54,7 @@ async def search_for(
 
 async def _requests_seen(internet: FakeInternet, path: str) -> int:
     """Ask the fault server how many requests ``path`` received (through a plain fetch)."""
-    from runvil.web.fetch.tool import WebFetch
+    from runvil.web._fetch.tool import WebFetch
 
     async with WebFetch(network=internet.network()) as fetch:
         text = await fetch.call({"url": f"https://{FAULT_HOST}/count{path}"})

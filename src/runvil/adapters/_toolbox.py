@@ -10,20 +10,20 @@ the tools themselves.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
-from runvil.host import Host, OfferedTool, Run, Toolbox, ToolResult
+from runvil._closing import AsyncClosing
+from runvil._host import Host, OfferedTool, Run, Toolbox, ToolResult
 
 #: The tools an adapter offers unless told otherwise, in this order.
 DEFAULT_TOOLS: tuple[str, ...] = ("web/fetch", "web/search")
 
 
-class WebToolsBase:
+class WebToolsBase(AsyncClosing):
     """A conversation's web tools: one Host run (one envelope nonce) and its toolbox.
 
     Pass a :class:`~runvil.Host` (a run is started for this object and ended by :meth:`aclose`)
-    or a :class:`~runvil.host.Run` you manage yourself. ``tools`` are tool ids, offered in order;
+    or a :class:`~runvil.Run` you manage yourself. ``tools`` are tool ids, offered in order;
     a tool the Host does not have (the web Pack unavailable) raises ``LookupError`` naming why.
     """
 
@@ -54,16 +54,7 @@ class WebToolsBase:
         if self._owns_run:
             await self.run.aclose()
 
-    async def __aenter__(self) -> Self:
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 def field(obj: Any, name: str) -> Any:

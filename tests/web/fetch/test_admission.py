@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runvil.web.fetch.admission import (
+from runvil.web._fetch.admission import (
     RedirectRefused,
     TargetUrl,
     UrlRefused,

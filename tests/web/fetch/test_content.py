@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runvil.web.fetch.content import (
+from runvil.web._fetch.content import (
     BodyKind,
     ContentTypeMissing,
     ContentTypeRefused,

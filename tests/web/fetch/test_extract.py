@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from runvil.web.fetch import extract
-from runvil.web.fetch.extract import render_html
-from runvil.web.fetch.extract._content import Selection
-from runvil.web.fetch.extract._dom import Document
+from runvil.web._fetch import extract
+from runvil.web._fetch.extract import render_html
+from runvil.web._fetch.extract._content import Selection
+from runvil.web._fetch.extract._dom import Document
 
 BASE = "https://example.com/dir/page.html"
 
@@ -111,8 +111,9 @@ def test_atx_headings() -> None:
 
 
 def test_paragraphs_whitespace_and_entities() -> None:
+    # "<f" could open an HTML tag in markdown, so the decoded "<" comes back escaped.
     assert raw("<p>a &amp; b&nbsp;c\n\n   d</p>   <p>e&lt;f&#x263A; &quot;q&quot;</p>") == (
-        'a & b c d\n\ne<f☺ "q"'
+        'a & b c d\n\ne\\<f☺ "q"'
     )
 
 
@@ -327,7 +328,8 @@ def test_unclosed_and_misnested_tags() -> None:
 
 
 def test_lone_surrogates_and_control_characters() -> None:
-    assert render_html("\x00\ud800<", BASE, False) == ("\ufffd<", "raw-html")
+    # a "<" at the very end is escaped: what would follow it is unknown
+    assert render_html("\x00\ud800<", BASE, False) == ("\ufffd\\<", "raw-html")
     assert render_html("", BASE, False) == ("", "raw-html")
     assert render_html("a\x01b", BASE, True) == ("a\x01b", "raw-html")
 
@@ -362,12 +364,12 @@ def test_collector_paused_while_renders_overlap(monkeypatch: pytest.MonkeyPatch)
     seen: list[bool] = []
     real_parse = extract.parse
 
-    def parse_together(html: str) -> object:
+    def parse_together(markup: bytes, progress: object = None) -> object:
         both_inside.wait(timeout=5)
-        if html == "<p>second</p>":
+        if markup == b"<p>second</p>":
             first_done.wait(timeout=5)  # the other render has returned by now
             seen.append(gc.isenabled())
-        return real_parse(html)
+        return real_parse(markup)
 
     def first() -> None:
         render_html("<p>first</p>", BASE, True)

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from runvil.web.fetch.extract import render_html
+from runvil.web._fetch.extract import render_html
 
 BASE = "https://example.com/news/story.html"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runvil.web.fetch.extract import render_html
+from runvil.web._fetch.extract import render_html
 
 LABELS = {"readability", "raw-html"}
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runvil.web.fetch.extract import render_html
-from runvil.web.fetch.extract._nesting import MAX_DEPTH, MIN_TAGS, limit_nesting
+from runvil.web._fetch.extract import render_html
+from runvil.web._fetch.extract._nesting import MAX_DEPTH, MIN_TAGS, limit_nesting
 from tests.web.fetch.test_extract_fuzz import html_soup
 
 BASE = "https://example.com/dir/page.html"

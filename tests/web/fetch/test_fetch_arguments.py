@@ -10,15 +10,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from runvil import ToolError, ToolErrorKind
-from runvil.tools import Tool
+from runvil._tools import Tool
 from runvil.web import DnsError, FetchPolicy, Network, WebFetch
-from runvil.web.fetch.arguments import parse_arguments
+from runvil.web._fetch.arguments import parse_arguments
 from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import FetchFactory, SiteFactory, expect_page
 
 MISSING_URL = "web_fetch: missing url argument"
 BAD_MAX_CHARS = "web_fetch: max_chars must be a positive integer"
 BAD_RAW = "web_fetch: raw must be a boolean"
+URL_TOO_LONG = "web_fetch: url is longer than 8192 characters"
 MAX_CHARS_DESCRIPTION = (
     "Maximum number of characters of text to return for this call. Clamped to the configured "
     "ceiling. Longer text is truncated on a character boundary and the result is flagged as "
@@ -105,6 +106,41 @@ async def test_checks_run_url_then_max_chars_then_raw_then_the_address(
     assert internet.lookups == []
 
 
+async def test_a_url_longer_than_8192_characters_is_refused_before_any_work(
+    fetch: WebFetch, internet: FakeInternet
+) -> None:
+    head = "https://example.com/?q="
+    for url in (
+        head + "a" * (8193 - len(head)),
+        head + "\U0001f600" * (8193 - len(head)),  # counted in characters, not bytes
+        "not a url " * 1000,  # refused for its length before the parse could call it invalid
+        "data:text/plain," + "a" * 10_000,  # before the scheme rule could call it soft
+        "https://example.com/" + "a" * 4_000_000,
+    ):
+        err = await hard(fetch, {"url": url})
+        assert (err.kind, str(err)) == (ToolErrorKind.InvalidArguments, URL_TOO_LONG)
+    assert internet.lookups == []
+
+
+async def test_a_url_of_8192_characters_goes_on_to_the_address_rules(
+    fetch: WebFetch, internet: FakeInternet
+) -> None:
+    head = "https://no-such-host.example/?q="
+    assert await fetch.call({"url": head + "a" * (8192 - len(head))}) == (
+        "dns resolution failed for no-such-host.example"
+    )
+    assert await fetch.call({"url": head + "\U0001f600" * (8192 - len(head))}) == (
+        "dns resolution failed for no-such-host.example"
+    )
+
+
+async def test_the_length_check_comes_after_the_three_argument_checks(fetch: WebFetch) -> None:
+    long_url = "https://example.com/" + "a" * 10_000
+    assert str(await hard(fetch, {"url": long_url, "max_chars": 0})) == BAD_MAX_CHARS
+    assert str(await hard(fetch, {"url": long_url, "max_chars": 5, "raw": "yes"})) == BAD_RAW
+    assert str(await hard(fetch, {"url": long_url, "max_chars": 5, "raw": True})) == URL_TOO_LONG
+
+
 def test_null_means_absent_and_max_chars_is_clamped() -> None:
     assert parse_arguments({"url": "u", "max_chars": None, "raw": None}, 40_000) == (
         parse_arguments({"url": "u"}, 40_000)
@@ -140,6 +176,7 @@ HARD_MESSAGES = {
     MISSING_URL,
     BAD_MAX_CHARS,
     BAD_RAW,
+    URL_TOO_LONG,
     "invalid url",
     "url must not contain userinfo",
 }
@@ -210,12 +247,14 @@ def test_any_argument_object_ends_in_a_specified_message(arguments: Any) -> None
     assert _specified(outcome), outcome
 
 
-def test_a_one_megabyte_url_is_judged_without_trouble() -> None:
-    async def run() -> str:
+def test_a_one_megabyte_url_is_refused_for_its_length() -> None:
+    async def run() -> ToolError:
         async with WebFetch(network=Network(resolve=_no_dns)) as fetch:
-            return await fetch.call({"url": "https://example.com/" + "a" * 1_000_000})
+            with pytest.raises(ToolError) as caught:
+                await fetch.call({"url": "https://example.com/" + "a" * 1_000_000})
+            return caught.value
 
-    assert asyncio.run(run()) == "dns resolution failed for example.com"
+    assert str(asyncio.run(run())) == URL_TOO_LONG
 
 
 async def test_max_chars_argument_cuts_and_clamps(

@@ -286,13 +286,15 @@ async def test_the_deadline_covers_the_network_not_the_rendering(
 ) -> None:
     # A page that arrived in time is rendered however long that takes: the deadline timer must
     # not cancel the call once the network part is over.
-    from runvil.web.fetch import tool
+    from runvil.web._fetch import tool
 
     real_render = tool.render_page
 
-    def slow_render(page: tool.Page, request: tool.FetchRequest) -> str:
+    def slow_render(
+        page: tool.Page, request: tool.FetchRequest, deadline: float | None = None
+    ) -> str:
         time.sleep(1.5)  # longer than QUICK's 1 s deadline
-        return real_render(page, request)
+        return real_render(page, request, deadline)
 
     monkeypatch.setattr(tool, "render_page", slow_render)
     body = b"<p>" + b"Words of a paragraph. " * 1_000 + b"</p>"  # over the inline limit

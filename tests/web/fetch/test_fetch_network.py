@@ -11,9 +11,11 @@ from aiohttp import web
 from yarl import URL
 
 from runvil import ToolError, ToolErrorKind
+from runvil._net import DialPermit, DialRefused, Network, identity_route, permitted
+from runvil._net.connector import _checked_socket, send
+from runvil._net.permit import current_permit
 from runvil.web import DnsError, FetchPolicy, WebFetch
-from runvil.web.fetch.connector import _checked_socket, open_session, permitted
-from runvil.web.fetch.network import DialPermit, DialRefused, Network, identity_route
+from runvil.web._fetch.http import open_fetch_session as open_session
 from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import RawSiteFactory, SiteFactory, expect_page, head
 
@@ -68,6 +70,29 @@ async def test_empty_or_blocked_answers_fail_hard(
     internet.dns["localhost.example"] = answers
     err = await hard(fetch, "https://localhost.example/")
     assert str(err) == "host localhost.example has no allowed address"
+    assert internet.dials == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "cidr"), [("::ffff:0:7f00:1", "127.0.0.0/8"), ("::ffff:0:a00:1", "10.0.0.0/8")]
+)
+async def test_an_ipv4_translated_internal_answer_fails_hard(
+    fetch: WebFetch,
+    internet: FakeInternet,
+    caplog: pytest.LogCaptureFixture,
+    answer: str,
+    cidr: str,
+) -> None:
+    internet.dns["siit.example"] = [answer]
+    with caplog.at_level(logging.DEBUG, logger="runvil.web.fetch"):
+        err = await hard(fetch, "https://siit.example/")
+    assert (err.kind, str(err)) == (
+        ToolErrorKind.InvalidArguments,
+        "host siit.example has no allowed address",
+    )
+    assert f"host siit.example resolved to blocked address {answer} in range {cidr}" in (
+        caplog.messages
+    )
     assert internet.dials == []
 
 
@@ -316,6 +341,72 @@ async def test_the_session_dials_nothing_without_a_permit(internet: FakeInternet
         with permitted(permit), pytest.raises(DialRefused):
             # An IP literal never reaches a resolver; the socket factory still refuses it.
             await session.get("https://127.0.0.2/")
+    finally:
+        await session.close()
+
+
+async def test_a_permit_handed_to_send_needs_no_context_and_leaves_none(
+    site: SiteFactory, internet: FakeInternet
+) -> None:
+    await site({"/": hello})
+    session = open_session(internet.network(), FetchPolicy())
+    try:
+        permit = DialPermit("example.com", 443, ("93.184.216.34",), internet.route)
+        response = await send(session, URL("https://example.com/"), permit=permit)
+        assert (response.status, await response.read()) == (200, b"hello")
+        with pytest.raises(DialRefused):
+            current_permit()  # the permit travelled with the request, not in the context
+    finally:
+        await session.close()
+
+
+async def test_the_permit_handed_to_send_wins_over_the_context(
+    site: SiteFactory, internet: FakeInternet
+) -> None:
+    await site({"/": hello}, ip="93.184.216.34")
+
+    async def moved(request: web.Request) -> web.Response:
+        return web.Response(text="moved", content_type="text/plain")
+
+    await site({"/": moved}, ip="93.184.216.35")
+    session = open_session(internet.network(), FetchPolicy())
+    try:
+        approved = DialPermit("example.com", 443, ("93.184.216.35",), internet.route)
+        elsewhere = DialPermit("example.com", 443, ("93.184.216.34",), internet.route)
+        with permitted(elsewhere):
+            response = await send(session, URL("https://example.com/"), permit=approved)
+            assert await response.read() == b"moved"
+        assert internet.dials == [("93.184.216.35", 443)]
+    finally:
+        await session.close()
+    fresh = open_session(internet.network(), FetchPolicy())
+    try:
+        other_target = DialPermit("other.example", 443, ("93.184.216.35",), internet.route)
+        with permitted(approved), pytest.raises(DialRefused):
+            await send(fresh, URL("https://example.com/"), permit=other_target)
+    finally:
+        await fresh.close()
+
+
+async def test_a_pooled_connection_is_checked_against_the_requests_own_permit(
+    site: SiteFactory, internet: FakeInternet
+) -> None:
+    first = await site({"/": hello}, ip="93.184.216.34")
+
+    async def moved(request: web.Request) -> web.Response:
+        return web.Response(text="moved", content_type="text/plain")
+
+    second = await site({"/": moved}, ip="93.184.216.35")
+    session = open_session(internet.network(), FetchPolicy())
+    try:
+        old = DialPermit("example.com", 443, ("93.184.216.34",), internet.route)
+        new = DialPermit("example.com", 443, ("93.184.216.35",), internet.route)
+        for permit, text in ((old, b"hello"), (old, b"hello"), (new, b"moved")):
+            response = await send(session, URL("https://example.com/"), permit=permit)
+            assert await response.read() == text  # read whole: back to the pool
+        # The kept-alive connection to .34 served the second request and not the third.
+        assert len(first.request_lines) == 2 and len(second.request_lines) == 1
+        assert len({id(r.transport) for r in first.requests}) == 1
     finally:
         await session.close()
 

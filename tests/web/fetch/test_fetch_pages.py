@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from runvil.web import FetchPolicy, WebFetch
-from runvil.web.fetch.admission import admit_url
-from runvil.web.fetch.arguments import FetchRequest
-from runvil.web.fetch.content import BodyKind, decode_body
-from runvil.web.fetch.http import Page
-from runvil.web.fetch.tool import render_page
+from runvil.web._fetch.admission import admit_url
+from runvil.web._fetch.arguments import FetchRequest
+from runvil.web._fetch.content import BodyKind, decode_body
+from runvil.web._fetch.http import Page
+from runvil.web._fetch.tool import render_page
 from tests.web.fetch.conftest import (
     ARTICLE_HTML,
     FetchFactory,
@@ -256,7 +256,7 @@ async def test_a_huge_html_page_cut_at_max_chars_is_exactly_its_rendering_cut(
 ) -> None:
     # The fetch tells the renderer how much it keeps, so the rendering stops early; what the
     # caller gets is still exactly the whole rendering's first max_chars characters.
-    from runvil.web.fetch.extract import render_html
+    from runvil.web._fetch.extract import render_html
 
     html = "<html><body>" + "".join(f"<p>Paragraph number {n}.</p>" for n in range(60_000))
     await site({"/": serving(html, "text/html; charset=utf-8")})
@@ -373,47 +373,3 @@ def test_a_long_utf8_body_renders_as_if_decoded_whole(
     assert render_page(page, FetchRequest(url=target.href, max_chars=max_chars, raw=False)) == (
         expected
     )
-
-
-async def test_large_pages_render_at_most_two_at_a_time(
-    fetch: WebFetch, site: SiteFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Rendering is bounded process-wide, so concurrent big pages cannot all hold their trees.
-    import threading
-    import time
-
-    from runvil.web.fetch import tool
-
-    running = 0
-    most = 0
-    lock = threading.Lock()
-    real_render = tool.render_page
-
-    def counting_render(page: Page, request: FetchRequest) -> str:
-        nonlocal running, most
-        with lock:
-            running += 1
-            most = max(most, running)
-        time.sleep(0.05)
-        try:
-            return real_render(page, request)
-        finally:
-            with lock:
-                running -= 1
-
-    monkeypatch.setattr(tool, "render_page", counting_render)
-    html = "<html><body>" + "<p>Some paragraph text here.</p>" * 1_000  # over the inline limit
-    await site({"/": serving(html, "text/html")})
-    results = await asyncio.gather(
-        *(fetch.call({"url": f"https://example.com/?n={n}", "max_chars": 40}) for n in range(6))
-    )
-    assert most == tool.RENDER_THREADS == 2
-    assert results == [
-        expect_page(
-            f"https://example.com/?n={n}",
-            "Some paragraph text here.\n\nSome paragrap",
-            truncated=True,
-            extraction="readability",
-        )
-        for n in range(6)
-    ]

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runvil.web.fetch import urlrecord
-from runvil.web.fetch.urlrecord import UrlRecord, parse_record
+from runvil.web._fetch import urlrecord
+from runvil.web._fetch.urlrecord import UrlRecord, parse_record
 
 # Every shape of URL the record has to slice: credentials, ports (default and not), IP literals
 # in each notation, empty and present queries and fragments, IDNA, percent-encoding, relative

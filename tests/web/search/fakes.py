@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from runvil.web.search import ProviderError, SearchRequest, SearchResult
+from runvil.web._search import ProviderError, SearchRequest, SearchResult
 
 
 @dataclass

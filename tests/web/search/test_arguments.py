@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from runvil.errors import ToolError, ToolErrorKind
+from runvil._errors import ToolError, ToolErrorKind
 from runvil.web import SearchRequest, WebSearch
-from runvil.web.search.arguments import ArgumentShapeError
+from runvil.web._search.arguments import ArgumentShapeError
 from tests.web.search.fakes import one_result
 
 INVALID = "web_search: invalid arguments"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from runvil.web import SearchProvider
-from runvil.web.search import provider_from_env
-from runvil.web.search.providers import (
+from runvil.web._search import provider_from_env
+from runvil.web._search.providers import (
     BraveProvider,
     DuckDuckGoProvider,
     GatewayProvider,

@@ -12,10 +12,10 @@ from urllib.parse import parse_qsl
 import pytest
 from aiohttp import web
 
-from runvil.errors import ToolError, ToolErrorKind
+from runvil._errors import ToolError, ToolErrorKind
 from runvil.web import WebSearch
-from runvil.web.search.providers import DuckDuckGoProvider
-from runvil.web.search.providers.duckduckgo import RATE_LIMITED, unwrap
+from runvil.web._search.providers import DuckDuckGoProvider
+from runvil.web._search.providers.duckduckgo import RATE_LIMITED, unwrap
 from tests.fixtures.internet import FakeInternet, Served
 from tests.web.search.conftest import Serve
 

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 import logging
+import socket
 import time
+import tracemalloc
+import zlib
+from collections.abc import Callable
 from email.utils import formatdate
+from typing import Any
 
-import aiohttp
+import brotli
 import pytest
 from aiohttp import web
+from backports import zstd
 
-from runvil.errors import ToolErrorKind
+from runvil._errors import ToolErrorKind
+from runvil._net import DialPermit, DialRefused, connector, permitted
+from runvil._net.connector import _checked_socket as checked_socket
 from runvil.web import DnsError, ProviderError
-from runvil.web.search.egress import Egress, retry_delay
+from runvil.web._search.egress import Egress, retry_delay
 from tests.fixtures.internet import FakeInternet
 from tests.web.search.conftest import RawServe, Serve, read_head
 
@@ -71,7 +80,7 @@ async def test_refuses_anything_but_the_declared_endpoints(
 ) -> None:
     served = await serve(HOST, ok)
     internet.dns["other.example"] = ["34.120.0.10"]
-    with caplog.at_level(logging.WARNING, "runvil.web.search"), pytest.raises(ProviderError) as e:
+    with caplog.at_level(logging.WARNING, "runvil.web._search"), pytest.raises(ProviderError) as e:
         await egress(internet).send("GET", url)
     assert (e.value.kind, e.value.message) == (ToolErrorKind.Transport, "request failed")
     assert internet.lookups == [] and internet.dials == []
@@ -86,7 +95,7 @@ async def test_applies_the_fetch_address_policy(
     internet: FakeInternet, answers: list[str], caplog: pytest.LogCaptureFixture
 ) -> None:
     internet.dns[HOST] = answers
-    with caplog.at_level(logging.WARNING, "runvil.web.search"), pytest.raises(ProviderError) as e:
+    with caplog.at_level(logging.WARNING, "runvil.web._search"), pytest.raises(ProviderError) as e:
         await egress(internet).send("GET", URL)
     assert (e.value.kind, e.value.message) == (ToolErrorKind.Transport, "request failed")
     assert internet.dials == []
@@ -390,8 +399,9 @@ async def test_the_socket_factory_refuses_unapproved_destinations(
 ) -> None:
     served = await serve(HOST, ok)
     client = egress(internet)
-    async with client._session(set()) as session:
-        with pytest.raises(aiohttp.ClientConnectorError):
+    permit = DialPermit(HOST, 443, ("34.120.0.10",), internet.route)
+    async with client._session() as session:
+        with permitted(permit), pytest.raises(DialRefused):
             await session.get(f"https://127.0.0.1:{served.port}/", server_hostname=HOST)
     assert served.request_lines == []
 
@@ -403,8 +413,138 @@ async def test_an_ipv6_answer(internet: FakeInternet, serve: Serve) -> None:
     assert served.headers[0]["Host"] == HOST
 
 
+@pytest.mark.parametrize("answer", ["::ffff:0:7f00:1", "::ffff:0:a00:1"])
+async def test_an_ipv4_translated_internal_answer_is_blocked(
+    internet: FakeInternet, answer: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    internet.dns[HOST] = [answer]
+    with caplog.at_level(logging.WARNING, "runvil.web._search"), pytest.raises(ProviderError) as e:
+        await egress(internet).send("GET", URL)
+    assert (e.value.kind, e.value.message) == (ToolErrorKind.Transport, "request failed")
+    assert internet.dials == []
+    assert f"search endpoint {HOST} has no allowed address (answers: {answer})" in caplog.text
+
+
 async def test_an_ipv4_mapped_loopback_answer_is_blocked(internet: FakeInternet) -> None:
     internet.dns[HOST] = ["::ffff:127.0.0.1", "64:ff9b::a9fe:a9fe"]
     with pytest.raises(ProviderError):
         await egress(internet).send("GET", URL)
     assert internet.dials == []
+
+
+# --- the shared guarded egress ----------------------------------------------------------------
+
+
+async def test_sends_go_through_the_guarded_connector(
+    internet: FakeInternet, serve: Serve, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served = await serve(HOST, ok, ip="34.120.0.10")
+    internet.dns[HOST] = ["10.0.0.1", "34.120.0.10"]
+    dialled: list[tuple[str, int]] = []
+
+    def spy(addr_info: Any) -> socket.socket:
+        dialled.append(tuple(addr_info[4][:2]))
+        return checked_socket(addr_info)
+
+    monkeypatch.setattr(connector, "_checked_socket", spy)
+    assert (await egress(internet).send("GET", URL)).status == 200
+    # The only socket is the one the fetch's own last-line check approved: the public answer,
+    # routed; the private answer was never even offered to it.
+    assert dialled == [("127.0.0.1", served.port)]
+    assert internet.dials == [("34.120.0.10", 443)]
+
+
+async def test_the_accepted_codings_are_the_bounded_decoders(
+    internet: FakeInternet, serve: Serve
+) -> None:
+    served = await serve(HOST, ok)
+    await egress(internet).send("GET", URL)
+    assert served.headers[0]["Accept-Encoding"] == "gzip, deflate, br, zstd"
+
+
+@pytest.mark.parametrize(
+    ("coding", "compress"),
+    [
+        ("gzip", gzip.compress),
+        ("deflate", zlib.compress),
+        ("br", brotli.compress),
+        ("zstd", zstd.compress),
+    ],
+)
+async def test_a_compressed_answer_is_decoded(
+    internet: FakeInternet, serve: Serve, coding: str, compress: Callable[[bytes], bytes]
+) -> None:
+    document = b'{"results": [' + b'{"url": "https://e.com/"},' * 1000 + b"{}]}"
+
+    async def compressed(request: web.Request) -> web.Response:
+        return web.Response(body=compress(document), headers={"Content-Encoding": coding})
+
+    await serve(HOST, compressed)
+    response = await egress(internet).send("GET", URL)
+    assert (response.status, response.body) == (200, document)
+
+
+async def test_a_compressed_answer_over_the_cap_is_refused_with_bounded_memory(
+    internet: FakeInternet, serve: Serve
+) -> None:
+    bomb = gzip.compress(b"\0" * (64 * 1024 * 1024), 9)  # 64 KB that inflate to 64 MiB
+
+    async def inflating(request: web.Request) -> web.Response:
+        return web.Response(body=bomb, headers={"Content-Encoding": "gzip"})
+
+    await serve(HOST, inflating)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ProviderError) as e:
+            await egress(internet, max_bytes=1024).send("GET", URL)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (e.value.kind, e.value.message) == (
+        ToolErrorKind.Backend,
+        "response body exceeded 1024 bytes",
+    )
+    assert peak < 4 * 1024 * 1024, f"decoding past the cap held {peak} bytes"
+
+
+async def test_a_zstd_answer_over_the_rfc_9659_window_is_refused(
+    internet: FakeInternet, serve: Serve
+) -> None:
+    # RFC 9659: a zstd content coding needs no window over 8 MiB; a frame that asks for 64 MiB
+    # would make the decoder reserve that much. Only the bounded decoder refuses it.
+    frame = zstd.compress(
+        b"\0" * (64 * 1024 * 1024), options={zstd.CompressionParameter.window_log: 26}
+    )
+
+    async def wide(request: web.Request) -> web.Response:
+        return web.Response(body=frame, headers={"Content-Encoding": "zstd"})
+
+    await serve(HOST, wide)
+    with pytest.raises(ProviderError) as e:
+        await egress(internet, max_bytes=128 * 1024 * 1024).send("GET", URL)
+    assert (e.value.kind, e.value.message) == (ToolErrorKind.Transport, "reading response failed")
+
+
+async def test_a_stacked_coding_is_not_read_as_the_body(
+    internet: FakeInternet, serve: Serve
+) -> None:
+    async def twice(request: web.Request) -> web.Response:
+        body = gzip.compress(gzip.compress(b'{"results": []}'))
+        return web.Response(body=body, headers={"Content-Encoding": "gzip, gzip"})
+
+    await serve(HOST, twice)
+    with pytest.raises(ProviderError) as e:
+        await egress(internet).send("GET", URL)
+    assert (e.value.kind, e.value.message) == (ToolErrorKind.Transport, "reading response failed")
+
+
+async def test_a_compressed_error_body_is_decoded_and_cut(
+    internet: FakeInternet, serve: Serve
+) -> None:
+    async def failing(request: web.Request) -> web.Response:
+        body = gzip.compress(b"e" * (1024 * 1024), 9)
+        return web.Response(status=400, body=body, headers={"Content-Encoding": "gzip"})
+
+    await serve(HOST, failing)
+    response = await egress(internet).send("GET", URL)
+    assert (response.status, response.body) == (400, b"e" * 65_536)

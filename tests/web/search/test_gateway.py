@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from runvil.errors import ToolError, ToolErrorKind
+from runvil._errors import ToolError, ToolErrorKind
 from runvil.web import WebSearch
-from runvil.web.search.providers import GatewayProvider
+from runvil.web._search.providers import GatewayProvider
 from tests.fixtures.internet import FakeInternet
 from tests.web.search.conftest import RawServe, Serve, read_head
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from runvil.web.search.providers import BraveProvider, TavilyProvider
-from runvil.web.search.providers._keyed import KeyedProvider
+from runvil.web._search.providers import BraveProvider, TavilyProvider
+from runvil.web._search.providers._keyed import KeyedProvider
 
 
 @pytest.mark.parametrize(

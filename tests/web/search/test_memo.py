@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from runvil.errors import ToolError, ToolErrorKind
+from runvil._errors import ToolError, ToolErrorKind
 from runvil.web import ProviderError, SearchResult, WebSearch
 from tests.web.search.fakes import FakeProvider, one_result
 
@@ -62,6 +62,36 @@ async def test_memory_is_bounded() -> None:
     for query in ("a", "b", "c", "a"):
         await search.call({"query": query})
     assert [r.query for r in provider.requests] == ["a", "b", "c", "a"]
+
+
+async def test_memory_is_bounded_by_characters_too() -> None:
+    provider = FakeProvider(
+        results=[SearchResult(title="T", url="https://e.com", description="d" * 1000)]
+    )
+    one = len(await WebSearch(provider).call({"query": "a"}))
+    search = WebSearch(provider, memo_chars=2 * one + 10)
+    provider.requests.clear()
+    for query in ("a", "b", "c", "b", "a"):
+        await search.call({"query": query})
+    # a and b fill the budget; c pushes a out; b is remembered; a is searched again.
+    assert [r.query for r in provider.requests] == ["a", "b", "c", "a"]
+    tiny = WebSearch(provider, memo_chars=one - 1)  # a result larger than the budget
+    provider.requests.clear()
+    await tiny.call({"query": "a"})
+    await tiny.call({"query": "a"})
+    assert [r.query for r in provider.requests] == ["a", "a"]
+
+
+async def test_the_default_memo_holds_at_most_4_mi_characters() -> None:
+    provider = FakeProvider(
+        results=[SearchResult(title="T", url="https://e.com", description="d" * 100_000)] * 5
+    )
+    search = WebSearch(provider)
+    for i in range(100):
+        await search.call({"query": f"q{i}"})
+    held = sum(len(text) for text in search._memo.values())
+    assert 4 * 1024 * 1024 - 500_100 < held <= 4 * 1024 * 1024
+    assert len(search._memo) == 8
 
 
 async def test_fifty_concurrent_calls() -> None:

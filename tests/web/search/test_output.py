@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from runvil.errors import ToolError, ToolErrorKind
-from runvil.tools import Tool
+from runvil._errors import ToolError, ToolErrorKind
+from runvil._tools import Tool
 from runvil.web import ProviderError, SearchRequest, SearchResult, WebSearch
 from tests.web.search.fakes import FakeProvider, one_result
 

@@ -11,9 +11,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runvil.errors import ToolError, ToolErrorKind
+from runvil._errors import ToolError, ToolErrorKind
 from runvil.web import WebSearch
-from runvil.web.search.providers._common import quote_body
+from runvil.web._search.providers._common import quote_body
 from tests.web.search.fakes import one_result
 
 MESSAGES = {

@@ -10,9 +10,9 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from aiohttp import web
 
-from runvil.errors import ToolError, ToolErrorKind
+from runvil._errors import ToolError, ToolErrorKind
 from runvil.web import WebSearch
-from runvil.web.search.providers import SearxngProvider
+from runvil.web._search.providers import SearxngProvider
 from tests.fixtures.internet import FakeInternet, Served
 from tests.web.search.conftest import Serve
 

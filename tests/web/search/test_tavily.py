@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from runvil.errors import ToolError, ToolErrorKind
+from runvil._errors import ToolError, ToolErrorKind
 from runvil.web import WebSearch
-from runvil.web.search.providers import TavilyProvider
+from runvil.web._search.providers import TavilyProvider
 from tests.fixtures.internet import FakeInternet, Served
 from tests.web.search.conftest import Serve
 

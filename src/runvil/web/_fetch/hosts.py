@@ -1,0 +1,60 @@
+"""The operator's host rules for one fetch tool: named private hosts and the domain lists.
+
+A :class:`FetchPolicy` holds them as plain lists of names (what ``runvil.toml`` holds);
+:class:`HostRules` is the same lists read once, when the tool is built, into matchers the
+admission checks (:mod:`runvil.web._fetch.admission`) consult on every hop. A policy that sets
+none of them has no ``HostRules`` at all (:func:`host_rules` returns ``None``), so the default
+fetch runs exactly the checks it always ran.
+
+Domain lists: a host matches a listed domain when it equals it or is a subdomain of it, compared
+after the WHATWG host parse (lowercase, punycode) and without a trailing dot, so
+``docs.example.com`` matches ``example.com`` and ``badexample.com`` does not. A ``blocked_domains``
+match always refuses; a non-empty ``allowed_domains`` refuses every host that matches none.
+"""
+
+from __future__ import annotations
+
+from runvil._net.hostnames import PrivateHosts
+from runvil.web._fetch.policy import FetchPolicy, domain_entry
+
+__all__ = ["HostRules", "host_rules"]
+
+
+class HostRules:
+    """What a policy's ``private_hosts``, ``allowed_domains`` and ``blocked_domains`` say."""
+
+    __slots__ = ("allowed", "blocked", "private")
+
+    def __init__(
+        self,
+        private: PrivateHosts,
+        allowed: tuple[str, ...] = (),
+        blocked: tuple[str, ...] = (),
+    ) -> None:
+        self.private = private
+        self.allowed = allowed
+        self.blocked = blocked
+
+    def domain_refused(self, host: str) -> bool:
+        """Whether the domain lists refuse ``host`` (a WHATWG host)."""
+        if not self.allowed and not self.blocked:
+            return False
+        name = host[:-1] if host.endswith(".") else host
+        if self.blocked and _matches(name, self.blocked):
+            return True
+        return bool(self.allowed) and not _matches(name, self.allowed)
+
+
+def _matches(name: str, domains: tuple[str, ...]) -> bool:
+    return any(name == domain or name.endswith("." + domain) for domain in domains)
+
+
+def host_rules(policy: FetchPolicy) -> HostRules | None:
+    """The policy's host rules, or ``None`` when it sets none (the default policy)."""
+    if not (policy.private_hosts or policy.allowed_domains or policy.blocked_domains):
+        return None
+    return HostRules(
+        PrivateHosts.parse(policy.private_hosts),
+        tuple(domain_entry(d, "allowed_domains") for d in policy.allowed_domains),
+        tuple(domain_entry(d, "blocked_domains") for d in policy.blocked_domains),
+    )

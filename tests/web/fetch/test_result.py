@@ -1,0 +1,111 @@
+"""``WebFetch.fetch``: the same call as ``call``, read into a typed, frozen ``FetchResult``."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from aiohttp import web
+
+from runvil.web import FetchPolicy, FetchResult
+from runvil.web._fetch.result import parse_result
+from tests.web.fetch.conftest import FetchFactory, SiteFactory
+
+
+async def text(request: web.Request) -> web.Response:
+    return web.Response(text="0123456789" * 10, content_type="text/plain")
+
+
+async def missing(request: web.Request) -> web.Response:
+    return web.Response(status=404, text="no")
+
+
+async def test_a_page(make_fetch: FetchFactory, site: SiteFactory) -> None:
+    await site({"/t": text})
+    result = await make_fetch().fetch("https://example.com/t#part")
+    assert result == FetchResult(
+        ok=True,
+        text="0123456789" * 10,
+        url="https://example.com/t",
+        truncated=False,
+        extraction="plain",
+        error_kind=None,
+        message=None,
+        next_start_index=None,
+    )
+
+
+async def test_a_cut_page_and_reading_on(make_fetch: FetchFactory, site: SiteFactory) -> None:
+    await site({"/t": text})
+    plain = await make_fetch().fetch("https://example.com/t", 30)
+    assert (plain.text, plain.truncated, plain.next_start_index) == ("0123456789" * 3, True, None)
+    fetch = make_fetch(FetchPolicy(continuation=True))
+    first = await fetch.fetch("https://example.com/t", 30)
+    assert first.next_start_index == 30
+    rest = await fetch.fetch("https://example.com/t", 80, start_index=first.next_start_index)
+    assert (rest.text, rest.truncated, rest.next_start_index) == ("0123456789" * 7, False, None)
+
+
+async def test_a_soft_failure(make_fetch: FetchFactory, site: SiteFactory) -> None:
+    await site({"/gone": missing})
+    result = await make_fetch().fetch("https://example.com/gone?k=v")
+    assert result == FetchResult(
+        ok=False,
+        error_kind="Soft",
+        message="https://example.com/gone answered HTTP 404; try a different URL",
+    )
+    assert (result.text, result.url, result.extraction) == ("", None, None)
+
+
+async def test_hard_failures_are_results_too(make_fetch: FetchFactory) -> None:
+    fetch = make_fetch()
+    assert await fetch.fetch("https://user:pw@example.com/") == FetchResult(
+        ok=False, error_kind="InvalidArguments", message="url must not contain userinfo"
+    )
+    assert await fetch.fetch("https://example.com/", 0) == FetchResult(
+        ok=False,
+        error_kind="InvalidArguments",
+        message="web_fetch: max_chars must be a positive integer",
+    )
+    continuing = make_fetch(FetchPolicy(continuation=True))
+    assert await continuing.fetch("https://example.com/", start_index=-1) == FetchResult(
+        ok=False,
+        error_kind="InvalidArguments",
+        message="web_fetch: start_index must be a non-negative integer",
+    )
+
+
+async def test_a_scheme_refusal_is_soft(make_fetch: FetchFactory) -> None:
+    result = await make_fetch().fetch("http://example.com/")
+    assert (result.ok, result.error_kind, result.message) == (
+        False, "Soft", "scheme not allowed: http"
+    )
+
+
+async def test_start_index_needs_continuation(make_fetch: FetchFactory) -> None:
+    with pytest.raises(ValueError, match=r"start_index needs FetchPolicy\(continuation=True\)"):
+        await make_fetch().fetch("https://example.com/", start_index=5)
+
+
+async def test_fetch_and_call_are_one_call(make_fetch: FetchFactory, site: SiteFactory) -> None:
+    await site({"/t": text})
+    fetch = make_fetch(FetchPolicy(continuation=True))
+    called = await fetch.call({"url": "https://example.com/t", "max_chars": 7, "start_index": 3})
+    result = await fetch.fetch("https://example.com/t", 7, start_index=3)
+    assert called == (
+        "url: https://example.com/t\ntruncated: true\nnext_start_index: 10\n"
+        "extraction: plain\n\n3456789"
+    )
+    assert parse_result(called) == result
+
+
+def test_the_result_is_frozen() -> None:
+    result = FetchResult(ok=True, text="x")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.text = "y"  # type: ignore[misc]
+
+
+def test_an_empty_page_parses() -> None:
+    assert parse_result("url: https://e.com/\ntruncated: false\nextraction: plain\n\n") == (
+        FetchResult(ok=True, text="", url="https://e.com/", extraction="plain")
+    )

@@ -216,6 +216,12 @@ def test_raw_text_after_svg_means_the_same_in_every_context() -> None:
     assert render_html(html, BASE, True) == ("```\n<b> & c\n```", "raw-html")
 
 
+def test_an_xmp_without_markup_after_svg_is_closed_like_one_with_it() -> None:
+    # Its start tag becomes <pre> as its end tag does, or the rest of the page is its text.
+    html = '<svg><path d="M0"/></svg><xmp>a: "b"</xmp><p>after</p>'
+    assert render_html(html, BASE, True) == ('```\na: "b"\n```\n\nafter', "raw-html")
+
+
 def test_the_split_of_raw_text_follows_the_tokenizer() -> None:
     html = b"<script>a</scripts></script ><!--> <style x='</style>'>s</style><title>t"
     assert split_raw_text(html) == [

@@ -278,7 +278,8 @@ class _Pass:
         stop = raw_text_end(data, name, start)
         content = data[start:stop]
         self.cost += OPAQUE_COST * len(content)
-        if self.foreign and b"<" in content:
+        # An <xmp> becomes a <pre> whatever its text: its end tag is rewritten to </pre> below.
+        if self.foreign and (b"<" in content or name in (b"xmp", b"plaintext")):
             content = self._neutralise(name, content)
         self._flush()
         if content:

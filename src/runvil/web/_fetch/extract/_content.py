@@ -866,7 +866,7 @@ def is_article(
     readable = article_readable / (article_readable + outside_readable)
     if selection.declared or document.signals.declares_article:
         return share >= _DECLARED_SHARE and readable >= _DECLARED_READABLE
-    if TEASERS and (share < _ARTICLE_MIN_SHARE or readable < _ARTICLE_MIN_READABLE_SHARE):
+    if (share < _ARTICLE_MIN_SHARE or readable < _ARTICLE_MIN_READABLE_SHARE):
         if selection.teasers is None:
             selection.teasers = _teasers(selection)
         teaser_chars, teaser_readable = selection.teasers
@@ -967,9 +967,6 @@ def _dates_around(selection: Selection) -> int:
                 assert isinstance(child, Element)
                 stack.append(child)
     return found
-
-
-TEASERS = True
 
 
 def _teasers(selection: Selection) -> tuple[int, int]:

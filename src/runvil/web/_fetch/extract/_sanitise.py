@@ -446,19 +446,19 @@ class _Renamer:
         return b"".join(out)
 
     def _tag(self, name: bytes) -> bytes:
-        lowered = name.lower()
-        if lowered in self.tags:
-            return name
-        if len(self.tags) < MAX_DISTINCT_NAMES:
-            self.tags.add(lowered)
-            return name
-        return b"rv-x"
+        return name if _admitted(self.tags, name) else b"rv-x"
 
     def _attribute(self, name: bytes) -> bool:
-        lowered = name.lower()
-        if lowered in self.attributes:
-            return True
-        if len(self.attributes) < MAX_DISTINCT_NAMES:
-            self.attributes.add(lowered)
-            return True
-        return False
+        return _admitted(self.attributes, name)
+
+
+def _admitted(seen: set[bytes], name: bytes) -> bool:
+    """Whether ``name`` is among the first :data:`MAX_DISTINCT_NAMES` distinct names (ignoring
+    case) met so far, ``seen`` being those; a new name is added while there is room."""
+    lowered = name.lower()
+    if lowered in seen:
+        return True
+    if len(seen) < MAX_DISTINCT_NAMES:
+        seen.add(lowered)
+        return True
+    return False

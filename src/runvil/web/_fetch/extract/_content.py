@@ -33,7 +33,7 @@ import re
 from . import _cues
 from ._dom import ARIA_HIDDEN, DETACHED, FURNITURE, INLINE, Document, Element, is_readable
 from ._names import FURNITURE as NAMED_FURNITURE
-from ._names import SHORT, WEAK, furniture
+from ._names import SHORT, WEAK, NamePattern, furniture
 from ._signals import body_probes
 
 PARAGRAPH_MIN_CHARS = 25
@@ -41,30 +41,26 @@ PARAGRAPH_MIN_CHARS = 25
 # when its tag or class says header, footer, form or sidebar.
 _WRAPPER_SHARE = 0.5
 
-_POSITIVE = re.compile(
+_POSITIVE = NamePattern(
     r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story|prose",
-    re.IGNORECASE,
 )
-_NEGATIVE = re.compile(
+_NEGATIVE = NamePattern(
     r"-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|"
     r"masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|"
     r"sponsor|shopping|tags|widget|social|newsletter|subscribe|breadcrumb|byline|author|"
     r"disqus|popup|modal|signup|login|cookie|advert|recommend|teaser|toolbar|menu|navbar",
-    re.IGNORECASE,
 )
-_UNLIKELY = re.compile(
+_UNLIKELY = NamePattern(
     r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|"
     r"gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|"
     r"sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
-    re.IGNORECASE,
 )
-_UNLIKELY_THREAD = re.compile(
+_UNLIKELY_THREAD = NamePattern(
     r"-ad-|ai2html|banner|breadcrumbs|combx|cover-wrap|disqus|extra|footer|"
     r"gdpr|header|legends|menu|related|rss|shoutbox|sidebar|skyscraper|social|"
     r"sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
-    re.IGNORECASE,
 )
-_MAYBE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
+_MAYBE = NamePattern(r"and|article|body|column|content|main|mathjax|shadow")
 
 _TAG_BASE = {
     "div": 5,
@@ -174,7 +170,7 @@ def _unlikely(element: Element, thread: bool = False) -> bool:
 _unlikely_thread_names: dict[str, bool] = {}
 
 
-def _names_say(element: Element, pattern: re.Pattern[str], verdicts: dict[str, bool]) -> bool:
+def _names_say(element: Element, pattern: NamePattern, verdicts: dict[str, bool]) -> bool:
     """Whether the element's class and id names match ``pattern`` and not :data:`_MAYBE`,
     memoised in ``verdicts``: pages repeat the same class strings thousands of times."""
     attrs = element.attrs
@@ -185,7 +181,7 @@ def _names_say(element: Element, pattern: re.Pattern[str], verdicts: dict[str, b
         return False
     verdict = verdicts.get(names)
     if verdict is None:
-        verdict = bool(pattern.search(names)) and not _MAYBE.search(names)
+        verdict = pattern.search(names) and not _MAYBE.search(names)
         if len(verdicts) > _CACHE_LIMIT:
             verdicts.clear()
         verdicts[names] = verdict

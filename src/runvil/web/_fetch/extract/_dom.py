@@ -12,11 +12,11 @@ interpreter's recursion limit.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from selectolax.lexbor import LexborHTMLParser
 
+from ._names import NamePattern
 from ._sanitise import prepare
 from ._signals import Signals, read_signals
 from ._tokens import FORMATTING
@@ -52,7 +52,7 @@ _FURNITURE_ROLES = frozenset(
 
 # Cookie and consent banners: dropped from every rendering, but only when small, so a page
 # whose <body> carries a "cookie-consent" class does not vanish.
-_CONSENT_NAMES = re.compile(r"cookie|consent|gdpr|onetrust|cookiebot|cmp-|didomi", re.IGNORECASE)
+_CONSENT_NAMES = NamePattern(r"cookie|consent|gdpr|onetrust|cookiebot|cmp-|didomi")
 # Pages repeat the same class strings thousands of times: memoise the verdict per string.
 _consent_names: dict[str, bool] = {}
 _CACHE_LIMIT = 20_000
@@ -275,7 +275,7 @@ def parse(html: str | bytes, progress: Callable[[int], None] | None = None) -> D
             if classes:
                 verdict = consent(classes)
                 if verdict is None:
-                    verdict = _consent_names[classes] = bool(_CONSENT_NAMES.search(classes))
+                    verdict = _consent_names[classes] = _CONSENT_NAMES.search(classes)
                 if verdict:
                     flags |= _CONSENT
             ident = attrs.get("id")

@@ -107,6 +107,33 @@ _CACHE_LIMIT = 20_000
 _verdicts: dict[str, int] = {}
 
 
+class NamePattern:
+    """A case-insensitive search over class and id names, fast on the ASCII names pages use.
+
+    Why: Python's regex engine matches ``re.IGNORECASE`` alternations four to six times slower
+    than plain ones (it folds the case of every character it compares), and a page's first
+    encounter with each of its class strings is what a fetch pays for: the verdict caches
+    only help on names seen before. An ASCII name is lower-cased once and searched with the
+    case-sensitive pattern, which finds exactly what the ``IGNORECASE`` one finds; any other
+    name keeps the ``IGNORECASE`` pattern, so nothing changes for it either. ``pattern`` must
+    be written in lower case.
+    """
+
+    __slots__ = ("_folded", "_unfolded")
+
+    def __init__(self, pattern: str) -> None:
+        if pattern != pattern.lower():
+            raise ValueError("a name pattern is matched against lower-cased names")
+        self._folded = re.compile(pattern)
+        self._unfolded = re.compile(pattern, re.IGNORECASE)
+
+    def search(self, names: str) -> bool:
+        """Whether ``pattern`` occurs in ``names``, ignoring case."""
+        if names.isascii():
+            return self._folded.search(names.lower()) is not None
+        return self._unfolded.search(names) is not None
+
+
 def words(names: str) -> list[str]:
     """The lower-cased words of a class or id string."""
     return [word.lower() for word in _WORD.findall(names)]

@@ -128,6 +128,33 @@ def test_distinct_tag_and_attribute_names_are_capped() -> None:
     assert render_html(html, BASE, True)[0] == "\n\n".join(["t"] * (MAX_DISTINCT_NAMES + 3_000))
 
 
+def test_attribute_names_behind_a_quoted_greater_than_sign_are_counted() -> None:
+    # Text holding '="' and values holding '>' once hid every later attribute name from the
+    # count, which cut text runs at each '>' and quoted values at each '="'.
+    html = '<p>a="</p>' + "".join(
+        f'<a x=">" n{n}>t</a>' for n in range(MAX_DISTINCT_NAMES + 4_000)
+    )
+    markup = prepare(html).markup
+    tree = LexborHTMLParser(markup)
+    assert tree.body is not None
+    attributes = {name for node in tree.body.iter() for name in node.attributes}
+    assert len(attributes) == MAX_DISTINCT_NAMES
+    assert len(markup) > 192 * 1024
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ['<a x=v><a/n{n}>', '<a x><a =n{n}>'],
+    ids=["after an unquoted value", "after a name without a value"],
+)
+def test_attribute_names_of_consecutive_tags_are_counted_apart(unit: str) -> None:
+    html = "".join(unit.format(n=n) for n in range(MAX_DISTINCT_NAMES + 12_000))
+    tree = LexborHTMLParser(prepare(html).markup)
+    assert tree.body is not None
+    attributes = {name for node in tree.body.iter() for name in node.attributes}
+    assert len(attributes) == MAX_DISTINCT_NAMES
+
+
 # --- formatting elements -----------------------------------------------------------------------
 
 FORMATTING = "<b><i><u><s><em><strong><big><small><tt><font><nobr><code>"

@@ -39,6 +39,7 @@ import re
 
 __all__ = [
     "ATTRIBUTE",
+    "ATTRIBUTE_SECTIONS",
     "END_TAG",
     "FORMATTING",
     "MARKUP",
@@ -115,6 +116,18 @@ END_TAG = re.compile(
     + rb")*+"
     + _SEPARATOR
     + rb"(?:>|\Z)"
+)
+#: The markup token by token, as the tokenizer reads it, for ``findall``: group 1 is a tag's
+#: attribute section (empty for every other token). Every position starts a token, so the
+#: matches cover the markup one after the other and each section is exactly the tokenizer's.
+ATTRIBUTE_SECTIONS = re.compile(
+    rb"[^<]++"
+    rb"|<!--(?:>|->|(?:[^-]++|-(?!-!?>))*+(?:--!?>)?)"
+    rb"|<[!?][^>]*+(?:>|\Z)"
+    rb"|</?[A-Za-z][^\t\n\f\r />]*+((?:" + _SEPARATOR + _ATTRIBUTE + rb")*+)"
+    rb"[\t\n\f\r /]*+(?:>|\Z)"
+    rb"|</(?![A-Za-z])[^>]*+(?:>|\Z)"
+    rb"|<"
 )
 #: One attribute inside an attribute section: group 1 its name.
 ATTRIBUTE = re.compile(rb"(?:[\t\n\f\r /]*+)(" + rb"[^\t\n\f\r />][^\t\n\f\r />=]*+" + rb")"

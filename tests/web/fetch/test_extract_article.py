@@ -458,3 +458,34 @@ def test_under_100_bytes_of_article_still_falls_back_to_the_whole_page() -> None
     head = "<meta property='og:type' content='article'>"
     html = page("<nav><a href='/'>Home</a></nav><article><p>A short note.</p></article>", head)
     assert extract(html) == ("[Home](https://example.com/)\n\nA short note.", "raw-html")
+
+
+# A rail of teasers after the main content: look-alike items, each a title link and two short
+# lines of their own (too short to count as prose, but text a reader sees).
+RAIL = (
+    "<div class='more'>"
+    + "".join(
+        f"<div class='item'><a href='/story/{n}'>Valley story {n}</a>"
+        "<p>Roads shut in the hills</p><p>Updated at noon today</p></div>"
+        for n in range(20)
+    )
+    + "</div>"
+)
+
+
+def test_a_declared_article_followed_by_a_long_teaser_rail_is_the_article() -> None:
+    # The rail's lines outweigh the article's text five to one, and the page says it is an
+    # article: a rail after the article is its furniture, as on an undeclared page.
+    head = "<meta property='og:type' content='article'>"
+    html = page(chrome(f"<article><p>{P1}</p></article>") + RAIL, head)
+    assert extract(html) == (P1, "readability")
+
+
+def test_a_declared_page_whose_grid_comes_before_its_text_comes_back_whole() -> None:
+    # A category page: the grid first, a few lines about the category at its foot.
+    head = "<meta property='og:type' content='article'>"
+    html = page(RAIL + chrome(f"<article><p>{P1}</p></article>"), head)
+    text, label = extract(html)
+    assert label == "raw-html"
+    assert text.startswith("[Valley story 0](https://example.com/story/0)")
+    assert text.endswith("Copyright The Valley Gazette. All rights reserved.")

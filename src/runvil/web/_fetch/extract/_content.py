@@ -841,7 +841,8 @@ def is_article(
       (:func:`_cards`), or look-alike items averaging under 300 characters;
     - the article is a small part of the page: its text is under :data:`_DECLARED_SHARE` of
       the page's text outside furniture (link blocks skipped inside the pick count as the
-      page's), or its readable text under :data:`_DECLARED_READABLE` of the page's;
+      page's), or its readable text under :data:`_DECLARED_READABLE` of the page's, both
+      counted without the teaser rails that follow the article (:func:`_teasers`);
     - for a page that does not declare itself an article (``og:type``, JSON-LD, microdata), the
       same with the stricter :data:`_ARTICLE_MIN_SHARE` and :data:`_ARTICLE_MIN_READABLE_SHARE`,
       and an article that reads like a list of links: under :data:`_KEPT_SHARE` of the pick
@@ -864,9 +865,13 @@ def is_article(
     outside_readable = selection.outside_readable
     share = article_chars / (article_chars + outside + dense_chars)
     readable = article_readable / (article_readable + outside_readable)
-    if selection.declared or document.signals.declares_article:
-        return share >= _DECLARED_SHARE and readable >= _DECLARED_READABLE
-    if (share < _ARTICLE_MIN_SHARE or readable < _ARTICLE_MIN_READABLE_SHARE):
+    declared = selection.declared or document.signals.declares_article
+    least_share, least_readable = (
+        (_DECLARED_SHARE, _DECLARED_READABLE)
+        if declared
+        else (_ARTICLE_MIN_SHARE, _ARTICLE_MIN_READABLE_SHARE)
+    )
+    if share < least_share or readable < least_readable:
         if selection.teasers is None:
             selection.teasers = _teasers(selection)
         teaser_chars, teaser_readable = selection.teasers
@@ -874,6 +879,8 @@ def is_article(
         outside_readable = max(0, outside_readable - teaser_readable)
         share = article_chars / (article_chars + outside + dense_chars)
         readable = article_readable / (article_readable + outside_readable)
+    if declared:
+        return share >= _DECLARED_SHARE and readable >= _DECLARED_READABLE
     if article_chars < _KEPT_SHARE * (article_chars + dense_chars):
         return False  # the pick is mostly blocks of links
     if share < _ARTICLE_MIN_SHARE or readable < _ARTICLE_MIN_READABLE_SHARE:

@@ -489,3 +489,28 @@ def test_a_declared_page_whose_grid_comes_before_its_text_comes_back_whole() -> 
     assert label == "raw-html"
     assert text.startswith("[Valley story 0](https://example.com/story/0)")
     assert text.endswith("Copyright The Valley Gazette. All rights reserved.")
+
+
+# The same rail, each card's link an empty <a> laid over its picture: no link text at all.
+OVERLAID_RAIL = (
+    "<div class='more'>"
+    + "".join(
+        f"<div class='item'><a href='/story/{n}'></a><div class='title'>Valley story {n}</div>"
+        "<p>Roads shut in the hills</p><p>Updated at noon today</p></div>"
+        for n in range(20)
+    )
+    + "</div>"
+)
+
+
+def test_a_rail_of_cards_with_empty_links_after_the_article_is_discounted_too() -> None:
+    html = page(chrome(f"<article>{BODY}</article>") + OVERLAID_RAIL)
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_the_same_cards_before_the_text_still_make_a_listing() -> None:
+    html = page(OVERLAID_RAIL + chrome(f"<article>{BODY}</article>"))
+    text, label = extract(html)
+    assert label == "raw-html"
+    assert text.startswith("Valley story 0\n\nRoads shut in the hills")
+    assert text.endswith("Copyright The Valley Gazette. All rights reserved.")

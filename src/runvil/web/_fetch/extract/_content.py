@@ -229,7 +229,7 @@ class Selection:
         self.cards: bool | None = None  # _cards, once computed
         self.teasers: tuple[int, int] | None = None  # _teasers, once computed
         self.dates: int | None = None  # _page_dates, once counted
-        self.page: tuple[Document, list[bool]] | None = None
+        self.page: tuple[Document, list[bool], list[bool]] | None = None
 
 
 def select(document: Document) -> Selection:
@@ -270,7 +270,7 @@ def select(document: Document) -> Selection:
     selection.readable_most = readable_most
     selection.outside_chars = max(0, page.content_chars - inside_chars)
     selection.outside_readable = max(0, page.readable_chars - inside_readable)
-    selection.page = (document, excluded)
+    selection.page = (document, excluded, page.anchors)
     return selection
 
 
@@ -358,11 +358,12 @@ def _first_class(element: Element) -> str:
 class _Page:
     """What the first pass over the elements found (see :func:`_mark`)."""
 
-    __slots__ = ("content_chars", "excluded", "itemprops", "linked", "readable_chars")
+    __slots__ = ("anchors", "content_chars", "excluded", "itemprops", "linked", "readable_chars")
 
     def __init__(self, count: int) -> None:
         self.excluded = [False] * count
         self.linked = [False] * count
+        self.anchors = [False] * count  # is or holds an <a>, even one with no text
         self.itemprops: list[Element] = []  # elements marked itemprop="articleBody"
         self.content_chars = 0  # the page's text outside furniture
         self.readable_chars = 0  # of that, in blocks that are not mostly links
@@ -386,6 +387,7 @@ def _mark(document: Document) -> _Page:
     page = _Page(len(elements))
     excluded = page.excluded
     linked = page.linked
+    anchors = page.anchors
     body = document.body
     total = body.chars
     total_prose = total - body.link_chars
@@ -395,6 +397,12 @@ def _mark(document: Document) -> _Page:
     for element in elements:
         index = element.index
         parent = element.parent
+        if element.tag == "a":
+            # A card's link is often an empty <a> laid over its image: it holds no text.
+            node: Element | None = element
+            while node is not None and not anchors[node.index]:
+                anchors[node.index] = True
+                node = node.parent
         if parent is not None:
             if linked[parent.index] or parent.tag == "a":
                 linked[index] = True
@@ -980,11 +988,13 @@ def _teasers(selection: Selection) -> tuple[int, int]:
     """The text, and the text outside links, of teaser lists after the pick: three or more
     look-alike siblings (same tag and class) that each hold a link and average under
     :data:`_CARD_MAX_CHARS`, such as "more stories" rails with a blurb under each title.
+    Any ``<a>`` counts, even an empty one laid over a card's picture (its title and blurb
+    are then text outside links).
     Only those after it: an article comes first and its rails follow it, while a category
     page's grid of products comes before the text about the category at its foot."""
     if selection.page is None or not selection.roots:
         return 0, 0
-    document, excluded = selection.page
+    document, excluded, anchors = selection.page
     end = _last_descendant(selection.roots[-1]).index
     parents: list[Element] = []
     node = selection.roots[-1].parent
@@ -994,13 +1004,13 @@ def _teasers(selection: Selection) -> tuple[int, int]:
     chars = prose = 0
     for parent in itertools.chain(parents, document.elements[end + 1 :]):
         children = parent.children
-        if len(children) < 3 or not parent.link_chars or excluded[parent.index]:
+        if len(children) < 3 or not anchors[parent.index] or excluded[parent.index]:
             continue  # teasers hold links
         groups: dict[tuple[str, str | None], list[Element]] = {}
         for child in children:
             if (
                 type(child) is Element
-                and child.link_chars
+                and anchors[child.index]
                 and child.index > end
                 and not excluded[child.index]
             ):

@@ -514,3 +514,18 @@ def test_the_same_cards_before_the_text_still_make_a_listing() -> None:
     assert label == "raw-html"
     assert text.startswith("Valley story 0\n\nRoads shut in the hills")
     assert text.endswith("Copyright The Valley Gazette. All rights reserved.")
+
+
+def test_an_article_the_page_holds_twice_is_the_article() -> None:
+    # A responsive template: a second copy for small screens, hidden by a style sheet.
+    html = page(chrome(f"<article>{BODY}</article>") + f"<div class='mobile'>{BODY}</div>")
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_a_page_of_two_different_stories_still_comes_back_whole() -> None:
+    other = f"<p>{Q1}</p><p>{Q2}</p><p>{Q1} {Q2}</p>"
+    html = page(chrome(f"<article>{BODY}</article>") + f"<div class='mobile'>{other}</div>")
+    text, label = extract(html)
+    assert label == "raw-html"
+    assert text.startswith("[Home](https://example.com/)")
+    assert text.endswith(f"{Q1} {Q2}")

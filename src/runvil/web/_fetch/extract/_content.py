@@ -200,8 +200,11 @@ class Selection:
         "cards",
         "chars",
         "content_chars",
+        "copied",
         "dates",
         "declared",
+        "inside_chars",
+        "inside_readable",
         "outside_chars",
         "outside_readable",
         "page",
@@ -223,6 +226,9 @@ class Selection:
         self.readable_chars = 0  # of that, text in blocks that are not mostly links
         self.outside_chars = 0  # content_chars outside the roots
         self.outside_readable = 0  # readable_chars outside the roots
+        self.inside_chars = 0  # content_chars inside the roots
+        self.inside_readable = 0  # readable_chars inside the roots
+        self.copied: bool | None = None  # _copied, once computed
         self.readable_most = 0  # the most readable text a rendering of the roots can count
         self.series = False  # the roots are look-alike siblings (posts, or cards)
         self.declared = False  # the page marks the article's container (microdata, JSON-LD)
@@ -268,6 +274,8 @@ def select(document: Document) -> Selection:
         if element.own_chars != element.chars:
             stack.extend(child for child in element.children if type(child) is Element)
     selection.readable_most = readable_most
+    selection.inside_chars = inside_chars
+    selection.inside_readable = inside_readable
     selection.outside_chars = max(0, page.content_chars - inside_chars)
     selection.outside_readable = max(0, page.readable_chars - inside_readable)
     selection.page = (document, excluded, page.anchors)
@@ -850,7 +858,8 @@ def is_article(
     - the article is a small part of the page: its text is under :data:`_DECLARED_SHARE` of
       the page's text outside furniture (link blocks skipped inside the pick count as the
       page's), or its readable text under :data:`_DECLARED_READABLE` of the page's, both
-      counted without the teaser rails that follow the article (:func:`_teasers`);
+      counted without the teaser rails that follow the article (:func:`_teasers`) and
+      without a second copy of the article (:func:`_copied`);
     - for a page that does not declare itself an article (``og:type``, JSON-LD, microdata), the
       same with the stricter :data:`_ARTICLE_MIN_SHARE` and :data:`_ARTICLE_MIN_READABLE_SHARE`,
       and an article that reads like a list of links: under :data:`_KEPT_SHARE` of the pick
@@ -887,6 +896,14 @@ def is_article(
         outside_readable = max(0, outside_readable - teaser_readable)
         share = article_chars / (article_chars + outside + dense_chars)
         readable = article_readable / (article_readable + outside_readable)
+    if share < least_share or readable < least_readable:
+        if selection.copied is None:
+            selection.copied = _copied(selection)
+        if selection.copied:  # the page holds the article twice: one copy is not other text
+            outside = max(0, outside - selection.inside_chars)
+            outside_readable = max(0, outside_readable - selection.inside_readable)
+            share = article_chars / (article_chars + outside + dense_chars)
+            readable = article_readable / (article_readable + outside_readable)
     if declared:
         return share >= _DECLARED_SHARE and readable >= _DECLARED_READABLE
     if article_chars < _KEPT_SHARE * (article_chars + dense_chars):
@@ -1023,6 +1040,34 @@ def _teasers(selection: Selection) -> tuple[int, int]:
                 chars += total
                 prose += total - sum(item.link_chars for item in items)
     return chars, prose
+
+
+_COPY_MIN_CHARS = 500
+
+
+def _copied(selection: Selection) -> bool:
+    """Whether the page holds a second copy of the article: an element outside the pick
+    (and not one of its wrappers) with exactly its text and link text lengths,
+    :data:`_COPY_MIN_CHARS` or more. Responsive templates render the article twice
+    (one copy for small screens, or a hidden template), and the copy is not other text."""
+    if selection.page is None or len(selection.roots) != 1:
+        return False
+    root = selection.roots[0]
+    if root.chars < _COPY_MIN_CHARS:
+        return False
+    document, excluded, _ = selection.page
+    first, last = root.index, _last_descendant(root).index
+    chars, link_chars = root.chars, root.link_chars
+    for element in document.elements:
+        if (
+            element.chars == chars
+            and element.link_chars == link_chars
+            and not first <= element.index <= last
+            and not excluded[element.index]
+            and not _contains(element, root)
+        ):
+            return True
+    return False
 
 
 def _last_descendant(element: Element) -> Element:

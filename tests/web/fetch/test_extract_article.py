@@ -529,3 +529,24 @@ def test_a_page_of_two_different_stories_still_comes_back_whole() -> None:
     assert label == "raw-html"
     assert text.startswith("[Home](https://example.com/)")
     assert text.endswith(f"{Q1} {Q2}")
+
+
+# Shell steps whose comments start like markdown headings.
+STEPS = "\n".join(f"# step {n}: look at the tree\ngit status" for n in range(6))
+
+
+def test_comment_lines_in_code_blocks_are_not_headings() -> None:
+    code = f"<pre><code>{STEPS}</code></pre>"
+    html = page(chrome(f"<article><p>{P1}</p>{code}<p>{P2}</p></article>"))
+    assert extract(html) == (f"{P1}\n\n```\n{STEPS}\n```\n\n{P2}", "readability")
+
+
+def test_a_page_of_headings_still_comes_back_whole() -> None:
+    sections = "".join(
+        f"<h2>Step {n}: look at the tree</h2><p>Run git status.</p>" for n in range(6)
+    )
+    html = page(chrome(f"<article><p>{P1}</p>{sections}<p>{P2}</p></article>"))
+    text, label = extract(html)
+    assert label == "raw-html"
+    assert text.startswith("[Home](https://example.com/)")
+    assert "## Step 5: look at the tree\n\nRun git status." in text

@@ -1082,6 +1082,7 @@ def _last_descendant(element: Element) -> Element:
 
 
 _LINE_HEADING = re.compile(r"^#{1,6} ", re.MULTILINE)
+_CODE_BLOCK = re.compile(r"^(`{3,})[^`\n]*\n.*?\n\1$", re.MULTILINE | re.DOTALL)
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\s]*\)")
 _LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
 
@@ -1093,7 +1094,9 @@ def _reads_like_links(text: str) -> bool:
     text = _IMAGE.sub("", text)
     links = [found.strip() for found in _LINK.findall(text)]
     size = max(len(text) - sum(len(found) + 4 for found in links), 1)
-    if len(_LINE_HEADING.findall(text)) * 1000 > _HEADINGS_PER_1000 * size:
+    # A comment line in a code block ("# clone the repository") is not a heading.
+    prose = _CODE_BLOCK.sub("", text) if "```" in text else text
+    if len(_LINE_HEADING.findall(prose)) * 1000 > _HEADINGS_PER_1000 * size:
         return True
     titles = sum(1 for found in links if len(found) >= _TITLE_CHARS)
     if titles * 1000 > _TITLE_LINKS_PER_1000 * size:

@@ -550,3 +550,41 @@ def test_a_page_of_headings_still_comes_back_whole() -> None:
     assert label == "raw-html"
     assert text.startswith("[Home](https://example.com/)")
     assert "## Step 5: look at the tree\n\nRun git status." in text
+
+
+# An off-canvas mega-menu: a site map with a line under every entry, bigger than the page.
+MEGA_MENU = (
+    "<nav class='offcanvas'><ul>"
+    + "".join(
+        f"<li><a href='/section/{n}'>Everything about section {n} of the Valley Gazette site</a>"
+        f"<p>Opening times of office {n} here</p></li>"
+        for n in range(50)
+    )
+    + "</ul></nav>"
+)
+LONG_BODY = BODY + f"<p>{Q1}</p><p>{Q2}</p><p>{P1} {P2}</p>"
+LONG_ARTICLE = f"{ARTICLE}\n\n{Q1}\n\n{Q2}\n\n{P1} {P2}"
+
+
+def test_an_article_beside_a_mega_menu_bigger_than_the_page_is_the_article() -> None:
+    html = page(MEGA_MENU + f"<main><article>{LONG_BODY}</article></main>")
+    assert extract(html) == (LONG_ARTICLE, "readability")
+
+
+def test_a_short_block_beside_a_mega_menu_still_comes_back_whole() -> None:
+    # A listing whose items a script loads: the menu is all the page shows.
+    html = page(MEGA_MENU + f"<main><article>{BODY}</article></main>")
+    text, label = extract(html)
+    assert label == "raw-html"
+    assert text.startswith("- [Everything about section 0 of the Valley Gazette site]")
+    assert text.endswith(P3)
+
+
+def test_a_mega_menu_that_outscores_the_article_is_not_the_article() -> None:
+    # Commas in every entry's line give the menu Readability's best score; the menu is
+    # furniture that does not hold the page's densest prose, so that prose is the article.
+    menu = MEGA_MENU.replace("Opening times of office", "Open 9, 10, 11, 12, 13, 14 at").replace(
+        "Gazette site</a>", "Gazette site, its archive and its pages</a>"
+    )
+    html = page(menu + f"<main><article>{LONG_BODY}</article></main>")
+    assert extract(html) == (LONG_ARTICLE, "readability")

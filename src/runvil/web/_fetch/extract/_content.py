@@ -126,6 +126,8 @@ _SERIES_MIN_CHARS = 100
 _SERIES_POST_CHARS = 300  # mean item length below which look-alike items are cards
 _NEVER_CANDIDATE = frozenset({"body", "html"}) | INLINE
 _CONTAINERS = frozenset({"div", "section", "ul", "ol", "table", "dl", "figure", "span"})
+_MENU_TAGS = frozenset({"nav", "menu"})
+_MENU_ARTICLE_CHARS = 1000  # the least article a page-sized menu is discounted beside
 
 
 _CACHE_LIMIT = 20_000
@@ -276,10 +278,50 @@ def select(document: Document) -> Selection:
     selection.readable_most = readable_most
     selection.inside_chars = inside_chars
     selection.inside_readable = inside_readable
-    selection.outside_chars = max(0, page.content_chars - inside_chars)
-    selection.outside_readable = max(0, page.readable_chars - inside_readable)
+    outside_chars = page.content_chars - inside_chars
+    outside_readable = page.readable_chars - inside_readable
+    menus = page.menus if inside_chars >= _MENU_ARTICLE_CHARS else []
+    for menu in _menus_beside(selection.roots, menus):
+        # A navigation block that holds most of the page but not an article of its own
+        # length is a mega-menu (a site map in an off-canvas menu), not the page's content.
+        # (Beside a short block, a big menu is all a listing loaded by scripts shows.)
+        menu_chars, menu_readable = _text_in([menu], excluded, linked)
+        outside_chars -= menu_chars
+        outside_readable -= menu_readable
+    selection.outside_chars = max(0, outside_chars)
+    selection.outside_readable = max(0, outside_readable)
     selection.page = (document, excluded, page.anchors)
     return selection
+
+
+def _menus_beside(roots: list[Element], menus: list[Element]) -> list[Element]:
+    """The outermost of ``menus`` that neither hold the pick nor lie inside it."""
+    found = []
+    for menu in menus:
+        if any(_contains(menu, root) or _contains(root, menu) for root in roots):
+            continue
+        if any(other is not menu and _contains(other, menu) for other in menus):
+            continue
+        found.append(menu)
+    return found
+
+
+def _text_in(
+    roots: list[Element], excluded: list[bool], linked: list[bool]
+) -> tuple[int, int]:
+    """The text of ``roots`` outside excluded blocks, and the readable part of it (text in
+    readable blocks outside links), as :func:`_mark` counts the page's."""
+    chars = readable = 0
+    stack = list(roots)
+    while stack:
+        element = stack.pop()
+        if element.tag not in INLINE and not excluded[element.index]:
+            chars += element.own_chars
+            if is_readable(element) and not linked[element.index]:
+                readable += element.own_chars
+        if element.own_chars != element.chars:
+            stack.extend(child for child in element.children if type(child) is Element)
+    return chars, readable
 
 
 def _select(document: Document, excluded: list[bool]) -> Selection:
@@ -366,13 +408,22 @@ def _first_class(element: Element) -> str:
 class _Page:
     """What the first pass over the elements found (see :func:`_mark`)."""
 
-    __slots__ = ("anchors", "content_chars", "excluded", "itemprops", "linked", "readable_chars")
+    __slots__ = (
+        "anchors",
+        "content_chars",
+        "excluded",
+        "itemprops",
+        "linked",
+        "menus",
+        "readable_chars",
+    )
 
     def __init__(self, count: int) -> None:
         self.excluded = [False] * count
         self.linked = [False] * count
         self.anchors = [False] * count  # is or holds an <a>, even one with no text
         self.itemprops: list[Element] = []  # elements marked itemprop="articleBody"
+        self.menus: list[Element] = []  # navigation too big to be told from a page wrapper
         self.content_chars = 0  # the page's text outside furniture
         self.readable_chars = 0  # of that, in blocks that are not mostly links
 
@@ -417,12 +468,16 @@ def _mark(document: Document) -> _Page:
             if excluded[parent.index]:
                 excluded[index] = True
                 continue
-        if element.flags & (ARIA_HIDDEN | DETACHED) or (
-            (element.flags & FURNITURE or _unlikely(element, thread))
-            and element.chars <= total * wrapper
-            and element.chars - element.link_chars <= total_prose * wrapper
-        ):
+        if element.flags & (ARIA_HIDDEN | DETACHED):
             excluded[index] = True
+        elif element.flags & FURNITURE or _unlikely(element, thread):
+            if (
+                element.chars <= total * wrapper
+                and element.chars - element.link_chars <= total_prose * wrapper
+            ):
+                excluded[index] = True
+            elif element.tag in _MENU_TAGS or element.attrs.get("role") == "navigation":
+                page.menus.append(element)  # a wrapper, or a mega-menu as big as the page
         if excluded[index]:
             furniture_chars += element.chars
             continue
@@ -859,7 +914,8 @@ def is_article(
       the page's text outside furniture (link blocks skipped inside the pick count as the
       page's), or its readable text under :data:`_DECLARED_READABLE` of the page's, both
       counted without the teaser rails that follow the article (:func:`_teasers`) and
-      without a second copy of the article (:func:`_copied`);
+      without a second copy of the article (:func:`_copied`) (and, beside an article of
+      :data:`_MENU_ARTICLE_CHARS`, without a page-sized navigation block: a mega-menu);
     - for a page that does not declare itself an article (``og:type``, JSON-LD, microdata), the
       same with the stricter :data:`_ARTICLE_MIN_SHARE` and :data:`_ARTICLE_MIN_READABLE_SHARE`,
       and an article that reads like a list of links: under :data:`_KEPT_SHARE` of the pick
@@ -1236,8 +1292,9 @@ def _choose(
     selection: Selection, densest: Element, declared: Element | None, prose: list[int]
 ) -> Selection:
     """Readability's pick, unless it is a fragment of the densest prose (a title block, a
-    teaser, one section of an article split into many) or the page declares where its
-    article is and the declaration holds the text.
+    teaser, one section of an article split into many) or furniture kept for its size (a
+    mega-menu) that does not hold it, or the page declares where its article is and the
+    declaration holds the text.
 
     A declared body with under :data:`_FRAGMENT_SHARE` of the pick's prose is not the
     article's: it is a teaser card's ``articleBody`` in a list of related posts. A pick whose
@@ -1259,9 +1316,11 @@ def _choose(
         inside = any(_contains(declared, root) for root in selection.roots)
         if not inside or picked < _PIECE_SHARE * prose[declared.index]:
             return _single(declared, selection.score)
-    if (not selection.roots or picked < _FRAGMENT_SHARE * prose[densest.index]) and not any(
-        _contains(root, densest) for root in selection.roots
-    ):
+    if (
+        not selection.roots
+        or picked < _FRAGMENT_SHARE * prose[densest.index]
+        or (len(selection.roots) == 1 and selection.roots[0].flags & FURNITURE)
+    ) and not any(_contains(root, densest) for root in selection.roots):
         return _single(densest, selection.score)
     parent = selection.roots[0].parent if selection.roots else None
     if (

@@ -11,6 +11,7 @@ import json
 import pytest
 
 from runvil.web._fetch.extract import render_html
+from runvil.web._fetch.extract._content import _outside_code
 
 BASE = "https://example.com/news/story.html"
 
@@ -539,6 +540,11 @@ def test_comment_lines_in_code_blocks_are_not_headings() -> None:
     code = f"<pre><code>{STEPS}</code></pre>"
     html = page(chrome(f"<article><p>{P1}</p>{code}<p>{P2}</p></article>"))
     assert extract(html) == (f"{P1}\n\n```\n{STEPS}\n```\n\n{P2}", "readability")
+
+
+def test_code_blocks_end_at_their_own_fence_or_at_the_end() -> None:
+    text = "# Title\n````sh\n# a\n```\n# b\n````\n# after\n```\n# never closed\n# c"
+    assert _outside_code(text) == "# Title\n# after"
 
 
 def test_a_page_of_headings_still_comes_back_whole() -> None:

@@ -295,12 +295,19 @@ def select(document: Document) -> Selection:
 
 
 def _menus_beside(roots: list[Element], menus: list[Element]) -> list[Element]:
-    """The outermost of ``menus`` that neither hold the pick nor lie inside it."""
+    """The outermost of ``menus`` (in document order) that neither hold the pick nor lie
+    inside it. Containment is read from document positions, so nested menus cost a walk
+    down each outermost one's last children, not a walk up for every pair."""
     found = []
+    spans = [(root.index, _last_descendant(root).index) for root in roots]
+    end = -1
     for menu in menus:
-        if any(_contains(menu, root) or _contains(root, menu) for root in roots):
-            continue
-        if any(other is not menu and _contains(other, menu) for other in menus):
+        if menu.index <= end:
+            continue  # inside the outermost menu before it
+        end = _last_descendant(menu).index
+        if any(
+            menu.index <= first <= end or first <= menu.index <= last for first, last in spans
+        ):
             continue
         found.append(menu)
     return found
@@ -1138,9 +1145,27 @@ def _last_descendant(element: Element) -> Element:
 
 
 _LINE_HEADING = re.compile(r"^#{1,6} ", re.MULTILINE)
-_CODE_BLOCK = re.compile(r"^(`{3,})[^`\n]*\n.*?\n\1$", re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(r"(`{3,})[^`]*$")
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\s]*\)")
 _LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
+
+
+def _outside_code(text: str) -> str:
+    """``text`` without its fenced code blocks: a fence opens with three or more backticks at
+    the start of a line and closes at a line of just the same backticks (or the end). One pass
+    over the lines, so text with many fences that never close costs no more than any other."""
+    kept = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        if fence is None:
+            opening = _FENCE.match(line)
+            if opening is None:
+                kept.append(line)
+            else:
+                fence = opening.group(1)
+        elif line == fence:
+            fence = None
+    return "\n".join(kept)
 
 
 def _reads_like_links(text: str) -> bool:
@@ -1151,7 +1176,7 @@ def _reads_like_links(text: str) -> bool:
     links = [found.strip() for found in _LINK.findall(text)]
     size = max(len(text) - sum(len(found) + 4 for found in links), 1)
     # A comment line in a code block ("# clone the repository") is not a heading.
-    prose = _CODE_BLOCK.sub("", text) if "```" in text else text
+    prose = _outside_code(text) if "```" in text else text
     if len(_LINE_HEADING.findall(prose)) * 1000 > _HEADINGS_PER_1000 * size:
         return True
     titles = sum(1 for found in links if len(found) >= _TITLE_CHARS)

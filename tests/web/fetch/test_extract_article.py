@@ -11,6 +11,7 @@ import json
 import pytest
 
 from runvil.web._fetch.extract import render_html
+from runvil.web._fetch.extract._content import _outside_code
 
 BASE = "https://example.com/news/story.html"
 
@@ -458,3 +459,138 @@ def test_under_100_bytes_of_article_still_falls_back_to_the_whole_page() -> None
     head = "<meta property='og:type' content='article'>"
     html = page("<nav><a href='/'>Home</a></nav><article><p>A short note.</p></article>", head)
     assert extract(html) == ("[Home](https://example.com/)\n\nA short note.", "raw-html")
+
+
+# A rail of teasers after the main content: look-alike items, each a title link and two short
+# lines of their own (too short to count as prose, but text a reader sees).
+RAIL = (
+    "<div class='more'>"
+    + "".join(
+        f"<div class='item'><a href='/story/{n}'>Valley story {n}</a>"
+        "<p>Roads shut in the hills</p><p>Updated at noon today</p></div>"
+        for n in range(20)
+    )
+    + "</div>"
+)
+
+
+def test_a_declared_article_followed_by_a_long_teaser_rail_is_the_article() -> None:
+    # The rail's lines outweigh the article's text five to one, and the page says it is an
+    # article: a rail after the article is its furniture, as on an undeclared page.
+    head = "<meta property='og:type' content='article'>"
+    html = page(chrome(f"<article><p>{P1}</p></article>") + RAIL, head)
+    assert extract(html) == (P1, "readability")
+
+
+def test_a_declared_page_whose_grid_comes_before_its_text_comes_back_whole() -> None:
+    # A category page: the grid first, a few lines about the category at its foot.
+    head = "<meta property='og:type' content='article'>"
+    html = page(RAIL + chrome(f"<article><p>{P1}</p></article>"), head)
+    text, label = extract(html)
+    assert label == "raw-html"
+    assert text.startswith("[Valley story 0](https://example.com/story/0)")
+    assert text.endswith("Copyright The Valley Gazette. All rights reserved.")
+
+
+# The same rail, each card's link an empty <a> laid over its picture: no link text at all.
+OVERLAID_RAIL = (
+    "<div class='more'>"
+    + "".join(
+        f"<div class='item'><a href='/story/{n}'></a><div class='title'>Valley story {n}</div>"
+        "<p>Roads shut in the hills</p><p>Updated at noon today</p></div>"
+        for n in range(20)
+    )
+    + "</div>"
+)
+
+
+def test_a_rail_of_cards_with_empty_links_after_the_article_is_discounted_too() -> None:
+    html = page(chrome(f"<article>{BODY}</article>") + OVERLAID_RAIL)
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_the_same_cards_before_the_text_still_make_a_listing() -> None:
+    html = page(OVERLAID_RAIL + chrome(f"<article>{BODY}</article>"))
+    text, label = extract(html)
+    assert label == "raw-html"
+    assert text.startswith("Valley story 0\n\nRoads shut in the hills")
+    assert text.endswith("Copyright The Valley Gazette. All rights reserved.")
+
+
+def test_an_article_the_page_holds_twice_is_the_article() -> None:
+    # A responsive template: a second copy for small screens, hidden by a style sheet.
+    html = page(chrome(f"<article>{BODY}</article>") + f"<div class='mobile'>{BODY}</div>")
+    assert extract(html) == (ARTICLE, "readability")
+
+
+def test_a_page_of_two_different_stories_still_comes_back_whole() -> None:
+    other = f"<p>{Q1}</p><p>{Q2}</p><p>{Q1} {Q2}</p>"
+    html = page(chrome(f"<article>{BODY}</article>") + f"<div class='mobile'>{other}</div>")
+    text, label = extract(html)
+    assert label == "raw-html"
+    assert text.startswith("[Home](https://example.com/)")
+    assert text.endswith(f"{Q1} {Q2}")
+
+
+# Shell steps whose comments start like markdown headings.
+STEPS = "\n".join(f"# step {n}: look at the tree\ngit status" for n in range(6))
+
+
+def test_comment_lines_in_code_blocks_are_not_headings() -> None:
+    code = f"<pre><code>{STEPS}</code></pre>"
+    html = page(chrome(f"<article><p>{P1}</p>{code}<p>{P2}</p></article>"))
+    assert extract(html) == (f"{P1}\n\n```\n{STEPS}\n```\n\n{P2}", "readability")
+
+
+def test_code_blocks_end_at_their_own_fence_or_at_the_end() -> None:
+    text = "# Title\n````sh\n# a\n```\n# b\n````\n# after\n```\n# never closed\n# c"
+    assert _outside_code(text) == "# Title\n# after"
+
+
+def test_a_page_of_headings_still_comes_back_whole() -> None:
+    sections = "".join(
+        f"<h2>Step {n}: look at the tree</h2><p>Run git status.</p>" for n in range(6)
+    )
+    html = page(chrome(f"<article><p>{P1}</p>{sections}<p>{P2}</p></article>"))
+    text, label = extract(html)
+    assert label == "raw-html"
+    assert text.startswith("[Home](https://example.com/)")
+    assert "## Step 5: look at the tree\n\nRun git status." in text
+
+
+# An off-canvas mega-menu: a site map with a line under every entry, bigger than the page.
+MEGA_MENU = (
+    "<nav class='offcanvas'><ul>"
+    + "".join(
+        f"<li><a href='/section/{n}'>Everything about section {n} of the Valley Gazette site</a>"
+        f"<p>Opening times of office {n} here</p></li>"
+        for n in range(50)
+    )
+    + "</ul></nav>"
+)
+LONG_BODY = BODY + f"<p>{Q1}</p><p>{Q2}</p><p>{P1} {P2}</p>"
+LONG_ARTICLE = f"{ARTICLE}\n\n{Q1}\n\n{Q2}\n\n{P1} {P2}"
+
+
+def test_an_article_beside_a_mega_menu_bigger_than_the_page_is_the_article() -> None:
+    html = page(MEGA_MENU + f"<main><article>{LONG_BODY}</article></main>")
+    assert extract(html) == (LONG_ARTICLE, "readability")
+
+
+def test_a_short_block_beside_a_mega_menu_still_comes_back_whole() -> None:
+    # A listing whose items a script loads: the menu is all the page shows.
+    html = page(MEGA_MENU + f"<main><article>{BODY}</article></main>")
+    text, label = extract(html)
+    assert label == "raw-html"
+    assert text.startswith("- [Everything about section 0 of the Valley Gazette site]")
+    assert text.endswith(P3)
+
+
+def test_a_mega_menu_that_outscores_the_article_is_not_the_article() -> None:
+    # Commas in every entry's line give the menu Readability's best score; the menu is
+    # furniture that does not hold the page's densest prose, so that prose is the article.
+    menu = MEGA_MENU.replace("Opening times of office", "Open 9, 10, 11, 12, 13, 14 at").replace(
+        "Gazette site</a>", "Gazette site, its archive and its pages</a>"
+    )
+    html = page(menu + f"<main><article>{LONG_BODY}</article></main>")
+    assert extract(html) == (LONG_ARTICLE, "readability")

@@ -122,6 +122,8 @@ _SERIES_MIN_CHARS = 100
 _SERIES_POST_CHARS = 300  # mean item length below which look-alike items are cards
 _NEVER_CANDIDATE = frozenset({"body", "html"}) | INLINE
 _CONTAINERS = frozenset({"div", "section", "ul", "ol", "table", "dl", "figure", "span"})
+_MENU_TAGS = frozenset({"nav", "menu"})
+_MENU_ARTICLE_CHARS = 1000  # the least article a page-sized menu is discounted beside
 
 
 _CACHE_LIMIT = 20_000
@@ -196,8 +198,11 @@ class Selection:
         "cards",
         "chars",
         "content_chars",
+        "copied",
         "dates",
         "declared",
+        "inside_chars",
+        "inside_readable",
         "outside_chars",
         "outside_readable",
         "page",
@@ -219,13 +224,16 @@ class Selection:
         self.readable_chars = 0  # of that, text in blocks that are not mostly links
         self.outside_chars = 0  # content_chars outside the roots
         self.outside_readable = 0  # readable_chars outside the roots
+        self.inside_chars = 0  # content_chars inside the roots
+        self.inside_readable = 0  # readable_chars inside the roots
+        self.copied: bool | None = None  # _copied, once computed
         self.readable_most = 0  # the most readable text a rendering of the roots can count
         self.series = False  # the roots are look-alike siblings (posts, or cards)
         self.declared = False  # the page marks the article's container (microdata, JSON-LD)
         self.cards: bool | None = None  # _cards, once computed
         self.teasers: tuple[int, int] | None = None  # _teasers, once computed
         self.dates: int | None = None  # _page_dates, once counted
-        self.page: tuple[Document, list[bool]] | None = None
+        self.page: tuple[Document, list[bool], list[bool]] | None = None
 
 
 def select(document: Document) -> Selection:
@@ -264,10 +272,59 @@ def select(document: Document) -> Selection:
         if element.own_chars != element.chars:
             stack.extend(child for child in element.children if type(child) is Element)
     selection.readable_most = readable_most
-    selection.outside_chars = max(0, page.content_chars - inside_chars)
-    selection.outside_readable = max(0, page.readable_chars - inside_readable)
-    selection.page = (document, excluded)
+    selection.inside_chars = inside_chars
+    selection.inside_readable = inside_readable
+    outside_chars = page.content_chars - inside_chars
+    outside_readable = page.readable_chars - inside_readable
+    menus = page.menus if inside_chars >= _MENU_ARTICLE_CHARS else []
+    for menu in _menus_beside(selection.roots, menus):
+        # A navigation block that holds most of the page but not an article of its own
+        # length is a mega-menu (a site map in an off-canvas menu), not the page's content.
+        # (Beside a short block, a big menu is all a listing loaded by scripts shows.)
+        menu_chars, menu_readable = _text_in([menu], excluded, linked)
+        outside_chars -= menu_chars
+        outside_readable -= menu_readable
+    selection.outside_chars = max(0, outside_chars)
+    selection.outside_readable = max(0, outside_readable)
+    selection.page = (document, excluded, page.anchors)
     return selection
+
+
+def _menus_beside(roots: list[Element], menus: list[Element]) -> list[Element]:
+    """The outermost of ``menus`` (in document order) that neither hold the pick nor lie
+    inside it. Containment is read from document positions, so nested menus cost a walk
+    down each outermost one's last children, not a walk up for every pair."""
+    found = []
+    spans = [(root.index, _last_descendant(root).index) for root in roots]
+    end = -1
+    for menu in menus:
+        if menu.index <= end:
+            continue  # inside the outermost menu before it
+        end = _last_descendant(menu).index
+        if any(
+            menu.index <= first <= end or first <= menu.index <= last for first, last in spans
+        ):
+            continue
+        found.append(menu)
+    return found
+
+
+def _text_in(
+    roots: list[Element], excluded: list[bool], linked: list[bool]
+) -> tuple[int, int]:
+    """The text of ``roots`` outside excluded blocks, and the readable part of it (text in
+    readable blocks outside links), as :func:`_mark` counts the page's."""
+    chars = readable = 0
+    stack = list(roots)
+    while stack:
+        element = stack.pop()
+        if element.tag not in INLINE and not excluded[element.index]:
+            chars += element.own_chars
+            if is_readable(element) and not linked[element.index]:
+                readable += element.own_chars
+        if element.own_chars != element.chars:
+            stack.extend(child for child in element.children if type(child) is Element)
+    return chars, readable
 
 
 def _select(document: Document, excluded: list[bool]) -> Selection:
@@ -354,12 +411,22 @@ def _first_class(element: Element) -> str:
 class _Page:
     """What the first pass over the elements found (see :func:`_mark`)."""
 
-    __slots__ = ("content_chars", "excluded", "itemprops", "linked", "readable_chars")
+    __slots__ = (
+        "anchors",
+        "content_chars",
+        "excluded",
+        "itemprops",
+        "linked",
+        "menus",
+        "readable_chars",
+    )
 
     def __init__(self, count: int) -> None:
         self.excluded = [False] * count
         self.linked = [False] * count
+        self.anchors = [False] * count  # is or holds an <a>, even one with no text
         self.itemprops: list[Element] = []  # elements marked itemprop="articleBody"
+        self.menus: list[Element] = []  # navigation too big to be told from a page wrapper
         self.content_chars = 0  # the page's text outside furniture
         self.readable_chars = 0  # of that, in blocks that are not mostly links
 
@@ -382,6 +449,7 @@ def _mark(document: Document) -> _Page:
     page = _Page(len(elements))
     excluded = page.excluded
     linked = page.linked
+    anchors = page.anchors
     body = document.body
     total = body.chars
     total_prose = total - body.link_chars
@@ -391,18 +459,28 @@ def _mark(document: Document) -> _Page:
     for element in elements:
         index = element.index
         parent = element.parent
+        if element.tag == "a":
+            # A card's link is often an empty <a> laid over its image: it holds no text.
+            node: Element | None = element
+            while node is not None and not anchors[node.index]:
+                anchors[node.index] = True
+                node = node.parent
         if parent is not None:
             if linked[parent.index] or parent.tag == "a":
                 linked[index] = True
             if excluded[parent.index]:
                 excluded[index] = True
                 continue
-        if element.flags & (ARIA_HIDDEN | DETACHED) or (
-            (element.flags & FURNITURE or _unlikely(element, thread))
-            and element.chars <= total * wrapper
-            and element.chars - element.link_chars <= total_prose * wrapper
-        ):
+        if element.flags & (ARIA_HIDDEN | DETACHED):
             excluded[index] = True
+        elif element.flags & FURNITURE or _unlikely(element, thread):
+            if (
+                element.chars <= total * wrapper
+                and element.chars - element.link_chars <= total_prose * wrapper
+            ):
+                excluded[index] = True
+            elif element.tag in _MENU_TAGS or element.attrs.get("role") == "navigation":
+                page.menus.append(element)  # a wrapper, or a mega-menu as big as the page
         if excluded[index]:
             furniture_chars += element.chars
             continue
@@ -837,7 +915,10 @@ def is_article(
       (:func:`_cards`), or look-alike items averaging under 300 characters;
     - the article is a small part of the page: its text is under :data:`_DECLARED_SHARE` of
       the page's text outside furniture (link blocks skipped inside the pick count as the
-      page's), or its readable text under :data:`_DECLARED_READABLE` of the page's;
+      page's), or its readable text under :data:`_DECLARED_READABLE` of the page's, both
+      counted without the teaser rails that follow the article (:func:`_teasers`) and
+      without a second copy of the article (:func:`_copied`) (and, beside an article of
+      :data:`_MENU_ARTICLE_CHARS`, without a page-sized navigation block: a mega-menu);
     - for a page that does not declare itself an article (``og:type``, JSON-LD, microdata), the
       same with the stricter :data:`_ARTICLE_MIN_SHARE` and :data:`_ARTICLE_MIN_READABLE_SHARE`,
       and an article that reads like a list of links: under :data:`_KEPT_SHARE` of the pick
@@ -860,9 +941,13 @@ def is_article(
     outside_readable = selection.outside_readable
     share = article_chars / (article_chars + outside + dense_chars)
     readable = article_readable / (article_readable + outside_readable)
-    if selection.declared or document.signals.declares_article:
-        return share >= _DECLARED_SHARE and readable >= _DECLARED_READABLE
-    if (share < _ARTICLE_MIN_SHARE or readable < _ARTICLE_MIN_READABLE_SHARE):
+    declared = selection.declared or document.signals.declares_article
+    least_share, least_readable = (
+        (_DECLARED_SHARE, _DECLARED_READABLE)
+        if declared
+        else (_ARTICLE_MIN_SHARE, _ARTICLE_MIN_READABLE_SHARE)
+    )
+    if share < least_share or readable < least_readable:
         if selection.teasers is None:
             selection.teasers = _teasers(selection)
         teaser_chars, teaser_readable = selection.teasers
@@ -870,6 +955,16 @@ def is_article(
         outside_readable = max(0, outside_readable - teaser_readable)
         share = article_chars / (article_chars + outside + dense_chars)
         readable = article_readable / (article_readable + outside_readable)
+    if share < least_share or readable < least_readable:
+        if selection.copied is None:
+            selection.copied = _copied(selection)
+        if selection.copied:  # the page holds the article twice: one copy is not other text
+            outside = max(0, outside - selection.inside_chars)
+            outside_readable = max(0, outside_readable - selection.inside_readable)
+            share = article_chars / (article_chars + outside + dense_chars)
+            readable = article_readable / (article_readable + outside_readable)
+    if declared:
+        return share >= _DECLARED_SHARE and readable >= _DECLARED_READABLE
     if article_chars < _KEPT_SHARE * (article_chars + dense_chars):
         return False  # the pick is mostly blocks of links
     if share < _ARTICLE_MIN_SHARE or readable < _ARTICLE_MIN_READABLE_SHARE:
@@ -969,11 +1064,13 @@ def _teasers(selection: Selection) -> tuple[int, int]:
     """The text, and the text outside links, of teaser lists after the pick: three or more
     look-alike siblings (same tag and class) that each hold a link and average under
     :data:`_CARD_MAX_CHARS`, such as "more stories" rails with a blurb under each title.
+    Any ``<a>`` counts, even an empty one laid over a card's picture (its title and blurb
+    are then text outside links).
     Only those after it: an article comes first and its rails follow it, while a category
     page's grid of products comes before the text about the category at its foot."""
     if selection.page is None or not selection.roots:
         return 0, 0
-    document, excluded = selection.page
+    document, excluded, anchors = selection.page
     end = _last_descendant(selection.roots[-1]).index
     parents: list[Element] = []
     node = selection.roots[-1].parent
@@ -983,13 +1080,13 @@ def _teasers(selection: Selection) -> tuple[int, int]:
     chars = prose = 0
     for parent in itertools.chain(parents, document.elements[end + 1 :]):
         children = parent.children
-        if len(children) < 3 or not parent.link_chars or excluded[parent.index]:
+        if len(children) < 3 or not anchors[parent.index] or excluded[parent.index]:
             continue  # teasers hold links
         groups: dict[tuple[str, str | None], list[Element]] = {}
         for child in children:
             if (
                 type(child) is Element
-                and child.link_chars
+                and anchors[child.index]
                 and child.index > end
                 and not excluded[child.index]
             ):
@@ -1004,6 +1101,34 @@ def _teasers(selection: Selection) -> tuple[int, int]:
     return chars, prose
 
 
+_COPY_MIN_CHARS = 500
+
+
+def _copied(selection: Selection) -> bool:
+    """Whether the page holds a second copy of the article: an element outside the pick
+    (and not one of its wrappers) with exactly its text and link text lengths,
+    :data:`_COPY_MIN_CHARS` or more. Responsive templates render the article twice
+    (one copy for small screens, or a hidden template), and the copy is not other text."""
+    if selection.page is None or len(selection.roots) != 1:
+        return False
+    root = selection.roots[0]
+    if root.chars < _COPY_MIN_CHARS:
+        return False
+    document, excluded, _ = selection.page
+    first, last = root.index, _last_descendant(root).index
+    chars, link_chars = root.chars, root.link_chars
+    for element in document.elements:
+        if (
+            element.chars == chars
+            and element.link_chars == link_chars
+            and not first <= element.index <= last
+            and not excluded[element.index]
+            and not _contains(element, root)
+        ):
+            return True
+    return False
+
+
 def _last_descendant(element: Element) -> Element:
     """The last element of ``element``'s subtree in document order."""
     while True:
@@ -1016,8 +1141,27 @@ def _last_descendant(element: Element) -> Element:
 
 
 _LINE_HEADING = re.compile(r"^#{1,6} ", re.MULTILINE)
+_FENCE = re.compile(r"(`{3,})[^`]*$")
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\s]*\)")
 _LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
+
+
+def _outside_code(text: str) -> str:
+    """``text`` without its fenced code blocks: a fence opens with three or more backticks at
+    the start of a line and closes at a line of just the same backticks (or the end). One pass
+    over the lines, so text with many fences that never close costs no more than any other."""
+    kept = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        if fence is None:
+            opening = _FENCE.match(line)
+            if opening is None:
+                kept.append(line)
+            else:
+                fence = opening.group(1)
+        elif line == fence:
+            fence = None
+    return "\n".join(kept)
 
 
 def _reads_like_links(text: str) -> bool:
@@ -1027,7 +1171,9 @@ def _reads_like_links(text: str) -> bool:
     text = _IMAGE.sub("", text)
     links = [found.strip() for found in _LINK.findall(text)]
     size = max(len(text) - sum(len(found) + 4 for found in links), 1)
-    if len(_LINE_HEADING.findall(text)) * 1000 > _HEADINGS_PER_1000 * size:
+    # A comment line in a code block ("# clone the repository") is not a heading.
+    prose = _outside_code(text) if "```" in text else text
+    if len(_LINE_HEADING.findall(prose)) * 1000 > _HEADINGS_PER_1000 * size:
         return True
     titles = sum(1 for found in links if len(found) >= _TITLE_CHARS)
     if titles * 1000 > _TITLE_LINKS_PER_1000 * size:
@@ -1167,8 +1313,9 @@ def _choose(
     selection: Selection, densest: Element, declared: Element | None, prose: list[int]
 ) -> Selection:
     """Readability's pick, unless it is a fragment of the densest prose (a title block, a
-    teaser, one section of an article split into many) or the page declares where its
-    article is and the declaration holds the text.
+    teaser, one section of an article split into many) or furniture kept for its size (a
+    mega-menu) that does not hold it, or the page declares where its article is and the
+    declaration holds the text.
 
     A declared body with under :data:`_FRAGMENT_SHARE` of the pick's prose is not the
     article's: it is a teaser card's ``articleBody`` in a list of related posts. A pick whose
@@ -1190,9 +1337,11 @@ def _choose(
         inside = any(_contains(declared, root) for root in selection.roots)
         if not inside or picked < _PIECE_SHARE * prose[declared.index]:
             return _single(declared, selection.score)
-    if (not selection.roots or picked < _FRAGMENT_SHARE * prose[densest.index]) and not any(
-        _contains(root, densest) for root in selection.roots
-    ):
+    if (
+        not selection.roots
+        or picked < _FRAGMENT_SHARE * prose[densest.index]
+        or (len(selection.roots) == 1 and selection.roots[0].flags & FURNITURE)
+    ) and not any(_contains(root, densest) for root in selection.roots):
         return _single(densest, selection.score)
     parent = selection.roots[0].parent if selection.roots else None
     if (

@@ -9,12 +9,13 @@ the thousand on one element). Speed itself is measured by ``bench/render_limits.
 from __future__ import annotations
 
 import gc
+import re
 
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from runvil.web._fetch import extract
-from runvil.web._fetch.extract import _budget, _sanitise, render_html
+from runvil.web._fetch.extract import _budget, _sanitise, _tokens, render_html
 from runvil.web._fetch.extract._dom import Element, parse
 from runvil.web._fetch.extract._nesting import MAX_DEPTH, MIN_TAGS
 from runvil.web._fetch.extract._sanitise import (
@@ -370,3 +371,15 @@ def test_render_html_still_never_raises(monkeypatch: pytest.MonkeyPatch) -> None
 
     monkeypatch.setattr(extract, "prepare", broken)
     assert render_html("<p>x</p>", BASE, True) == ("", "raw-html")
+
+
+# --- the tokenizer's name alternations ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("names", [_tokens.FORMATTING, _tokens.RAW_TEXT | _tokens.FORMATTING])
+def test_the_name_trie_matches_exactly_its_names(names: frozenset[bytes]) -> None:
+    pattern = re.compile(_tokens._alternatives(names))
+    candidates = {name[:cut] for name in names for cut in range(len(name) + 1)}
+    candidates |= {name + extra for name in names for extra in (b"a", b"s", b"-x")}
+    for candidate in candidates:
+        assert (pattern.fullmatch(candidate) is not None) is (candidate in names), candidate

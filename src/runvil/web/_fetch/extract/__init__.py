@@ -72,7 +72,10 @@ def render_html(
         if not raw:
             document.signals.dated_url = dated_path(base_url)
             article = _article(document, resolve, budget)
-            if len(article.encode("utf-8", "surrogatepass")) >= FALLBACK_BYTES:
+            # Every character is at least one byte: only a short article needs encoding.
+            if len(article) >= FALLBACK_BYTES or (
+                len(article.encode("utf-8", "surrogatepass")) >= FALLBACK_BYTES
+            ):
                 return article, READABILITY
         budget.check()
         text = Renderer(resolve, check=budget.check).render([document.body], max_chars)

@@ -92,7 +92,14 @@ class Element:
         "tag",
     )
 
-    def __init__(self, tag: str, attrs: dict[str, str | None], parent: Element | None) -> None:
+    def __init__(
+        self,
+        tag: str,
+        attrs: dict[str, str | None],
+        parent: Element | None,
+        index: int = 0,
+        flags: int = 0,
+    ) -> None:
         self.tag = tag
         self.attrs = attrs
         self.parent = parent
@@ -101,8 +108,8 @@ class Element:
         self.link_chars = 0
         self.own_chars = 0
         self.own_commas = 0
-        self.flags = 0
-        self.index = 0
+        self.flags = flags
+        self.index = index
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"<{self.tag} chars={self.chars}>"
@@ -198,10 +205,14 @@ def parse(html: str | bytes, progress: Callable[[int], None] | None = None) -> D
     if len(_consent_names) > _CACHE_LIMIT:
         _consent_names.clear()
     current = body
+    children = body.children  # current.children, kept at hand for the text nodes
     node = start.child
     longest = 0  # the most own text of a block element, for Document.longest_own_text
     pending: list[object] = []  # lexbor nodes whose next sibling is still to visit
     renamed = _RENAMED
+    new_element = Element
+    add_element = elements.append
+    count = 1  # len(elements)
     while True:
         if node is None:
             if not pending:
@@ -211,6 +222,7 @@ def parse(html: str | bytes, progress: Callable[[int], None] | None = None) -> D
             parent = element.parent
             assert parent is not None
             current = parent
+            children = parent.children
             node = pending.pop().next  # type: ignore[attr-defined]
             if element.flags & _CONSENT and element.chars < _CONSENT_MAX_CHARS:
                 _detach(element)
@@ -218,7 +230,7 @@ def parse(html: str | bytes, progress: Callable[[int], None] | None = None) -> D
             tag = element.tag
             if tag == "a":
                 element.link_chars = element.chars
-            parent.children.append(element)
+            children.append(element)
             if tag == "table" or element.flags & HOLDS_TABLE:
                 parent.flags |= HOLDS_TABLE
             parent.chars += element.chars
@@ -233,7 +245,7 @@ def parse(html: str | bytes, progress: Callable[[int], None] | None = None) -> D
         if tag == "-text":
             text = node.text_content  # lexbor drops or replaces NUL: text never holds one
             if text:
-                current.children.append(text)
+                children.append(text)
                 stripped = text.strip()
                 if stripped:
                     chars = len(stripped)
@@ -245,11 +257,12 @@ def parse(html: str | bytes, progress: Callable[[int], None] | None = None) -> D
                         current.own_commas += stripped.count("，") + stripped.count("、")
             node = node.next
             continue
-        if tag is None or tag in dropped or tag[0] in "-!#":
+        if tag in dropped or tag is None or tag[0] in "-!#":
             node = node.next
             continue
         tag = renamed.get(tag, tag)
         attrs = node.attributes
+        flags = FURNITURE if tag in furniture_tags else 0
         if attrs:
             if "hidden" in attrs:
                 node = node.next
@@ -258,15 +271,6 @@ def parse(html: str | bytes, progress: Callable[[int], None] | None = None) -> D
             if style and ("none" in style or "hidden" in style) and _hidden_style(style):
                 node = node.next
                 continue
-        element = Element(tag, attrs or _NO_ATTRIBUTES, current)
-        element.index = len(elements)
-        elements.append(element)
-        if not element.index & _PROGRESS_MASK and progress is not None:
-            progress(element.index)
-        flags = 0
-        if tag in furniture_tags:
-            flags = FURNITURE
-        if attrs:
             if attrs.get("role") in furniture_roles:
                 flags |= FURNITURE
             if attrs.get("aria-hidden") == "true":
@@ -281,18 +285,25 @@ def parse(html: str | bytes, progress: Callable[[int], None] | None = None) -> D
             ident = attrs.get("id")
             if ident and _CONSENT_NAMES.search(ident):
                 flags |= _CONSENT
-        element.flags = flags
+            element = new_element(tag, attrs, current, count, flags)
+        else:
+            element = new_element(tag, _NO_ATTRIBUTES, current, count, flags)
+        add_element(element)
+        if not count & _PROGRESS_MASK and progress is not None:
+            progress(count)
+        count += 1
         child = node.child
         if child is None:  # an empty element: nothing to count
             if flags & _CONSENT:
                 element.flags |= DETACHED
             else:
-                current.children.append(element)
+                children.append(element)
                 if tag == "table":
                     current.flags |= HOLDS_TABLE
             node = node.next
             continue
         pending.append(node)
         current = element
+        children = element.children
         node = child
     return Document(body, elements, base_href, max(longest, body.own_chars), signals)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import gc
 import re
+from typing import AnyStr
 
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from runvil.web._fetch import extract
 from runvil.web._fetch.extract import _budget, _sanitise, _tokens, render_html
+from runvil.web._fetch.extract._alternation import alternation
 from runvil.web._fetch.extract._dom import Element, parse
 from runvil.web._fetch.extract._nesting import MAX_DEPTH, MIN_TAGS
 from runvil.web._fetch.extract._sanitise import (
@@ -373,13 +375,22 @@ def test_render_html_still_never_raises(monkeypatch: pytest.MonkeyPatch) -> None
     assert render_html("<p>x</p>", BASE, True) == ("", "raw-html")
 
 
-# --- the tokenizer's name alternations ---------------------------------------------------------
+# --- the name alternations ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("names", [_tokens.FORMATTING, _tokens.RAW_TEXT | _tokens.FORMATTING])
-def test_the_name_trie_matches_exactly_its_names(names: frozenset[bytes]) -> None:
-    pattern = re.compile(_tokens._alternatives(names))
+@pytest.mark.parametrize(
+    "names",
+    [
+        _tokens.FORMATTING,
+        _tokens.RAW_TEXT | _tokens.FORMATTING,
+        frozenset({"cookie", "cookiebot", "consent", "cmp-", "-ad-", "a", "ab", "abc"}),
+    ],
+)
+def test_the_alternation_trie_matches_exactly_its_words(names: frozenset[AnyStr]) -> None:
+    pattern = re.compile(alternation(names))
     candidates = {name[:cut] for name in names for cut in range(len(name) + 1)}
-    candidates |= {name + extra for name in names for extra in (b"a", b"s", b"-x")}
+    for name in names:
+        extras = ("a", "s", "-x") if isinstance(name, str) else (b"a", b"s", b"-x")
+        candidates |= {name + extra for extra in extras}  # type: ignore[operator]
     for candidate in candidates:
         assert (pattern.fullmatch(candidate) is not None) is (candidate in names), candidate

@@ -45,10 +45,11 @@ _POSITIVE = NamePattern(
     r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story|prose",
 )
 _NEGATIVE = NamePattern(
-    r"-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|"
+    r"-ad-|hidden|banner|combx|comment|com-|contact|footer|gdpr|"
     r"masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|"
     r"sponsor|shopping|tags|widget|social|newsletter|subscribe|breadcrumb|byline|author|"
     r"disqus|popup|modal|signup|login|cookie|advert|recommend|teaser|toolbar|menu|navbar",
+    whole_words="hid",
 )
 _UNLIKELY = NamePattern(
     r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|"

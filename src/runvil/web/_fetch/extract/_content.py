@@ -256,22 +256,7 @@ def select(document: Document) -> Selection:
         selection.declared = declared is not None
     selection.content_chars = page.content_chars
     selection.readable_chars = page.readable_chars
-    inside_chars = inside_readable = readable_most = 0
-    stack = list(selection.roots)
-    while stack:
-        element = stack.pop()
-        if element.tag in INLINE:  # its own text is its block's; look only for blocks in it
-            if element.own_chars != element.chars:
-                stack.extend(child for child in element.children if type(child) is Element)
-            continue
-        if is_readable(element):
-            readable_most += element.own_chars
-            if not linked[element.index] and not excluded[element.index]:
-                inside_readable += element.own_chars
-        if not excluded[element.index]:
-            inside_chars += element.own_chars
-        if element.own_chars != element.chars:
-            stack.extend(child for child in element.children if type(child) is Element)
+    inside_chars, inside_readable, readable_most = _text_in(selection.roots, excluded, linked)
     selection.readable_most = readable_most
     selection.inside_chars = inside_chars
     selection.inside_readable = inside_readable
@@ -282,7 +267,7 @@ def select(document: Document) -> Selection:
         # A navigation block that holds most of the page but not an article of its own
         # length is a mega-menu (a site map in an off-canvas menu), not the page's content.
         # (Beside a short block, a big menu is all a listing loaded by scripts shows.)
-        menu_chars, menu_readable = _text_in([menu], excluded, linked)
+        menu_chars, menu_readable, _ = _text_in([menu], excluded, linked)
         outside_chars -= menu_chars
         outside_readable -= menu_readable
     selection.outside_chars = max(0, outside_chars)
@@ -312,20 +297,25 @@ def _menus_beside(roots: list[Element], menus: list[Element]) -> list[Element]:
 
 def _text_in(
     roots: list[Element], excluded: list[bool], linked: list[bool]
-) -> tuple[int, int]:
-    """The text of ``roots`` outside excluded blocks, and the readable part of it (text in
-    readable blocks outside links), as :func:`_mark` counts the page's."""
-    chars = readable = 0
+) -> tuple[int, int, int]:
+    """The text of ``roots`` outside excluded blocks, the readable part of it (text in readable
+    blocks outside links), as :func:`_mark` counts the page's, and the readable text of all
+    their blocks, excluded or linked or not (the most a rendering of ``roots`` can count)."""
+    chars = readable = most = 0
     stack = list(roots)
     while stack:
         element = stack.pop()
-        if element.tag not in INLINE and not excluded[element.index]:
-            chars += element.own_chars
-            if is_readable(element) and not linked[element.index]:
-                readable += element.own_chars
+        if element.tag not in INLINE:  # an inline element's own text is its block's
+            own = element.own_chars
+            if is_readable(element):
+                most += own
+                if not linked[element.index] and not excluded[element.index]:
+                    readable += own
+            if not excluded[element.index]:
+                chars += own
         if element.own_chars != element.chars:
             stack.extend(child for child in element.children if type(child) is Element)
-    return chars, readable
+    return chars, readable, most
 
 
 def _select(document: Document, excluded: list[bool]) -> Selection:

@@ -67,6 +67,13 @@ _ATTRIBUTE = (
 )
 _SEPARATOR = rb"[\t\n\f\r /]*+"
 _NAME_END = rb"(?=[\t\n\f\r />]|\Z)"
+#: The tokens that are neither text nor a tag: a comment (``<!-->`` included), a bogus comment
+#: or doctype (``<!``, ``<?``), and ``</`` before anything but a letter.
+_NOT_TAGS = (
+    rb"<!--(?:>|->|(?:[^-]++|-(?!-!?>))*+(?:--!?>)?)"
+    rb"|<[!?][^>]*+(?:>|\Z)"
+    rb"|</(?![A-Za-z])[^>]*+(?:>|\Z)"
+)
 #: Raw-text and RCDATA elements: their content is text up to their own end tag.
 RAW_TEXT = frozenset(
     [b"script", b"style", b"xmp", b"iframe", b"noembed", b"noframes", b"textarea", b"title",
@@ -77,7 +84,6 @@ FORMATTING = frozenset(
     [b"b", b"big", b"code", b"em", b"font", b"i", b"nobr", b"s", b"small", b"strike", b"strong",
      b"tt", b"u"]
 )  # fmt: skip
-
 _FORMATTING = alternation(FORMATTING)
 #: Start tags the pass decides on one by one (see the module notes).
 _DECIDED = alternation(RAW_TEXT | FORMATTING | {b"select", b"svg", b"math", b"html", b"body"})
@@ -98,11 +104,9 @@ MARKUP = re.compile(
     + _NAME_END
     + rb")[A-Za-z][^\t\n\f\r />]*+"
     + _SEPARATOR
-    + rb"(?:>|\Z)"
-    rb"|<!--(?:>|->|(?:[^-]++|-(?!-!?>))*+(?:--!?>)?)"
-    rb"|<[!?][^>]*+(?:>|\Z)"
-    rb"|</(?![A-Za-z])[^>]*+(?:>|\Z)"
-    rb"|<(?![A-Za-z/!?])"
+    + rb"(?:>|\Z)|"
+    + _NOT_TAGS
+    + rb"|<(?![A-Za-z/!?])"
     rb"){0,%d}+" % TOKENS_PER_MATCH
 )
 #: A start tag at a stop: group 1 the name, group 2 the attribute section, group 3 the end
@@ -124,12 +128,14 @@ END_TAG = re.compile(
 #: attribute section (empty for every other token). Every position starts a token, so the
 #: matches cover the markup one after the other and each section is exactly the tokenizer's.
 ATTRIBUTE_SECTIONS = re.compile(
-    rb"[^<]++"
-    rb"|<!--(?:>|->|(?:[^-]++|-(?!-!?>))*+(?:--!?>)?)"
-    rb"|<[!?][^>]*+(?:>|\Z)"
-    rb"|</?[A-Za-z][^\t\n\f\r />]*+((?:" + _SEPARATOR + _ATTRIBUTE + rb")*+)"
-    rb"[\t\n\f\r /]*+(?:>|\Z)"
-    rb"|</(?![A-Za-z])[^>]*+(?:>|\Z)"
+    rb"[^<]++|"
+    + _NOT_TAGS
+    + rb"|</?[A-Za-z][^\t\n\f\r />]*+((?:"
+    + _SEPARATOR
+    + _ATTRIBUTE
+    + rb")*+)"
+    + _SEPARATOR
+    + rb"(?:>|\Z)"
     rb"|<"
 )
 #: One attribute inside an attribute section: group 1 its name.

@@ -53,6 +53,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from _memory import reset_peak, status_kb
+
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "extraction-dev"
 PLACEHOLDER_URL = "https://example.invalid/page"
 
@@ -295,23 +297,6 @@ class Result:
     peak: dict[str, int] = field(default_factory=dict)
 
 
-def _status_kb(key: str) -> int:
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith(key):
-                return int(line.split()[1])
-    return 0
-
-
-def _reset_peak() -> bool:
-    try:
-        with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
-            refs.write("5")
-    except OSError:
-        return False
-    return True
-
-
 def run_extractors(
     extractors: dict[str, Extractor], pages: list[Page], repeat: int
 ) -> list[Result]:
@@ -339,11 +324,11 @@ def run_extractors(
 def measure_memory(result: Result, extractor: Extractor, pages: list[Page]) -> None:
     for page in pages:
         gc.collect()
-        if not _reset_peak():
+        if not reset_peak():
             return
-        before = _status_kb("VmRSS")
+        before = status_kb("VmRSS")
         extractor(page.html, page.url)
-        result.peak[page.id] = max(0, _status_kb("VmHWM") - before) * 1024
+        result.peak[page.id] = max(0, status_kb("VmHWM") - before) * 1024
 
 
 def big_page(pages: list[Page], target: int = 8 * 1024 * 1024) -> str:
@@ -413,12 +398,12 @@ def big_page_line(
     if child == 0:  # the child measures, reports one line, and exits at once
         os.close(read_end)
         gc.collect()
-        _reset_peak()
-        before = _status_kb("VmRSS")
+        reset_peak()
+        before = status_kb("VmRSS")
         started = time.process_time()
         text, label = render_html(html, PLACEHOLDER_URL, raw, max_chars=max_chars)
         cpu = time.process_time() - started
-        peak = max(0, _status_kb("VmHWM") - before) * 1024
+        peak = max(0, status_kb("VmHWM") - before) * 1024
         line = (
             f"{name} ({size} bytes), raw={raw}{as_fetch}: {cpu:.2f} s CPU, "
             f"peak +{peak / 1e6:.1f} MB ({peak / size:.1f}x its size), {label}, {len(text)} chars"

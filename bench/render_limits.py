@@ -30,6 +30,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from _memory import reset_peak, status_kb
+
 MIB = 1024 * 1024
 HEAD = "<!doctype html><html><head><title>Worst case</title></head><body>"
 TAIL = "</body></html>"
@@ -113,14 +115,6 @@ def shapes(size: int) -> dict[str, Callable[[], str]]:
     }
 
 
-def _status_kb(key: str) -> int:
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith(key):
-                return int(line.split()[1])
-    return 0
-
-
 def measure(html: str, raw: bool, timeout: float) -> tuple[float, float, str] | None:
     """(CPU seconds, peak MB above the child's baseline, label and length) of one rendering in
     a forked child, or ``None`` when it ran past ``timeout``."""
@@ -131,13 +125,12 @@ def measure(html: str, raw: bool, timeout: float) -> tuple[float, float, str] | 
     if child == 0:
         os.close(read_end)
         gc.collect()
-        with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
-            refs.write("5")
-        before = _status_kb("VmRSS")
+        reset_peak()
+        before = status_kb("VmRSS")
         started = time.process_time()
         text, label = render_html(html, URL, raw, max_chars=40_000)
         cpu = time.process_time() - started
-        peak = max(0, _status_kb("VmHWM") - before) / 1024
+        peak = max(0, status_kb("VmHWM") - before) / 1024
         os.write(write_end, f"{cpu} {peak} {label}:{len(text)}".encode())
         os._exit(0)
     os.close(write_end)

@@ -245,3 +245,11 @@ async def stop(proc: asyncio.subprocess.Process) -> None:
         except TimeoutError:
             proc.kill()
             await proc.wait()
+
+
+def user_config(home: Path) -> Path:
+    """The user's ``runvil.toml`` under ``home`` (``~/.config/runvil/runvil.toml``), the file
+    runvil reads without being told; its directory is made."""
+    path = home / ".config" / "runvil" / "runvil.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path

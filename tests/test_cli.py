@@ -28,6 +28,7 @@ from tests.faces_helpers import (
     run_cli,
     serve_gateway,
     site_app,
+    user_config,
     write_seam,
 )
 from tests.fixtures.internet import FakeInternet
@@ -203,11 +204,11 @@ async def test_search_provider_none_is_a_clear_configuration_error(env: dict[str
 async def test_config_shows_the_effective_settings_with_secrets_masked(
     env: dict[str, str], tmp_path: Path
 ) -> None:
-    (tmp_path / "runvil.toml").write_text('approval = "ask"\n[models]\nwriter = "openai:gpt-x"\n')
+    (user_config(tmp_path)).write_text('approval = "ask"\n[models]\nwriter = "openai:gpt-x"\n')
     code, out, err = await run_cli("config", env=env, cwd=tmp_path)
     assert (code, err) == (0, "")
     assert GATEWAY_KEY not in out
-    path = tmp_path / "runvil.toml"
+    path = user_config(tmp_path)
     assert out.splitlines() == [
         f"# file: {path}",
         "web = true  # default",
@@ -237,11 +238,12 @@ async def test_config_shows_the_effective_settings_with_secrets_masked(
 
 
 async def test_config_errors_exit_2_with_a_message(env: dict[str, str], tmp_path: Path) -> None:
-    (tmp_path / "runvil.toml").write_text('approval = "often"\n')
+    (user_config(tmp_path)).write_text('approval = "often"\n')
     assert await run_cli("config", env=env, cwd=tmp_path) == (
-        2, "", f"runvil: {tmp_path / 'runvil.toml'}: approval must be one of auto, ask, deny, "
+        2, "", f"runvil: {user_config(tmp_path)}: approval must be one of auto, ask, deny, "
         "not 'often'\n",
     )
+    user_config(tmp_path).unlink()
     assert await run_cli("mcp", "--http", "localhost", env=env) == (
         2, "", "runvil: --http must read HOST:PORT, not 'localhost'\n",
     )
@@ -368,10 +370,10 @@ async def test_a_reader_that_went_away_is_not_an_error(env: dict[str, str]) -> N
 async def test_an_unknown_key_is_refused_with_a_suggestion(
     env: dict[str, str], tmp_path: Path
 ) -> None:
-    (tmp_path / "runvil.toml").write_text('[search]\nprovder = "brave"\n')
+    (user_config(tmp_path)).write_text('[search]\nprovder = "brave"\n')
     for command in (["config"], ["fetch", "https://example.com/hello.txt"], ["search", "rust"]):
         assert await run_cli(*command, env=env, cwd=tmp_path) == (
-            2, "", f"runvil: {tmp_path / 'runvil.toml'}: unknown key search.provder; did you "
+            2, "", f"runvil: {user_config(tmp_path)}: unknown key search.provder; did you "
             "mean search.provider?\n",
         )
 
@@ -408,7 +410,7 @@ async def test_python_dash_m_runvil_is_the_command_line(tmp_path: Path) -> None:
 
 
 async def test_config_shows_the_packs_tables(env: dict[str, str], tmp_path: Path) -> None:
-    path = tmp_path / "runvil.toml"
+    path = user_config(tmp_path)
     path.write_text('[packs.notes]\nprefix = "> "\n')
     code, out, err = await run_cli("config", env=env, cwd=tmp_path)
     assert (code, err) == (0, "")

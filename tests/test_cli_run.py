@@ -22,6 +22,7 @@ from tests.faces_helpers import (
     run_cli,
     serve_gateway,
     site_app,
+    user_config,
     write_seam,
 )
 from tests.fixtures import example_pack
@@ -127,7 +128,7 @@ async def test_a_model_role_from_the_flag_and_a_provider_from_runvil_toml(
     model = ScriptedModel("/v1/chat/completions", [tool_call, summary])
     await model.start()
     try:
-        (tmp_path / "runvil.toml").write_text(
+        (user_config(tmp_path)).write_text(
             f'[providers.local]\napi = "openai"\nbase_url = "{model.base_url}/v1"\n'
             'api_key_env = "LOCAL_KEY"\n'
         )
@@ -242,7 +243,7 @@ async def test_run_serves_an_installed_third_party_pack_with_its_configuration(
     env: dict[str, str], tmp_path: Path
 ) -> None:
     site = example_pack.install(tmp_path / "site")
-    (tmp_path / "runvil.toml").write_text('[packs.notes]\nprefix = "note: "\n')
+    (user_config(tmp_path)).write_text('[packs.notes]\nprefix = "note: "\n')
     file = prompt(tmp_path, ECHO_NOTE)
     code, out, err = await run_cli(
         "run", file, env={**env, "PYTHONPATH": f"{site}{os.pathsep}{REPO}"}, cwd=tmp_path

@@ -1,4 +1,4 @@
-"""Configuration: flag > file > env per setting, file discovery, errors naming the source."""
+"""Configuration: flag > env > file per setting, file discovery, errors naming the source."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from runvil._faces.config import ConfigError, find_config_file, load_config, masked
+from tests.faces_helpers import user_config
 
 
 def write(path: Path, text: str) -> Path:
@@ -48,10 +49,10 @@ def test_env_picks_the_provider_in_the_documented_order(tmp_path: Path) -> None:
     )
 
 
-def test_file_beats_env_and_flag_beats_file(tmp_path: Path) -> None:
+def test_env_beats_file_and_flag_beats_env(tmp_path: Path) -> None:
     write(
-        tmp_path / "runvil.toml",
-        'envelope = false\napproval = "deny"\n[search]\nprovider = "tavily"\n',
+        user_config(tmp_path),
+        'envelope = false\napproval = "deny"\nweb = false\n[search]\nprovider = "tavily"\n',
     )
     env = {
         "HOME": str(tmp_path),
@@ -61,16 +62,17 @@ def test_file_beats_env_and_flag_beats_file(tmp_path: Path) -> None:
         "TAVILY_API_KEY": "tv",
     }
     cfg = load_config(env=env, cwd=tmp_path)
-    assert cfg.file == tmp_path / "runvil.toml"
-    assert (cfg.envelope, cfg.approval) == (False, "deny")
-    assert cfg.search.provider == "tavily"
+    assert cfg.file == user_config(tmp_path)
+    assert (cfg.envelope, cfg.approval, cfg.web) == (True, "ask", False)
+    assert cfg.search.provider == "tavily"  # a key's variable only picks a provider by default
     assert cfg.search.api_key == "tv"  # the file names no key: the provider's env var supplies it
-    assert cfg.sources["envelope"] == f"file:{tmp_path / 'runvil.toml'}"
+    assert cfg.sources["envelope"] == "env:RUNVIL_ENVELOPE"
+    assert cfg.sources["web"] == f"file:{user_config(tmp_path)}"
     assert cfg.sources["search.api_key"] == "env:TAVILY_API_KEY"
     cfg = load_config(
-        {"envelope": True, "approval": "auto", "search_provider": "brave"}, env=env, cwd=tmp_path
+        {"envelope": False, "approval": "auto", "search_provider": "brave"}, env=env, cwd=tmp_path
     )
-    assert (cfg.envelope, cfg.approval, cfg.search.provider) == (True, "auto", "brave")
+    assert (cfg.envelope, cfg.approval, cfg.search.provider) == (False, "auto", "brave")
     assert cfg.search.api_key == "br"
     assert cfg.sources["envelope"] == "flag"
     assert cfg.sources["search.provider"] == "flag"
@@ -94,7 +96,7 @@ def test_env_only_settings(tmp_path: Path) -> None:
 
 def test_model_roles_and_providers_from_file_env_and_flags(tmp_path: Path) -> None:
     write(
-        tmp_path / "runvil.toml",
+        user_config(tmp_path),
         '[models]\nwriter = "local:llama3"\nreviewer = "anthropic:claude-x"\n'
         '[providers.local]\napi = "openai"\nbase_url = "http://127.0.0.1:11434/v1"\n'
         'api_key_env = "LOCAL_KEY"\n',
@@ -105,8 +107,8 @@ def test_model_roles_and_providers_from_file_env_and_flags(tmp_path: Path) -> No
         "RUNVIL_MODEL_ANALYST": "openai:o",
     }
     cfg = load_config({"models": {"reviewer": "openai:gpt-y"}}, env=env, cwd=tmp_path)
-    assert cfg.models == {
-        "writer": "local:llama3",
+    assert cfg.models == {  # the variable beats the file, the flag beats both
+        "writer": "openai:gpt-x",
         "reviewer": "openai:gpt-y",
         "analyst": "openai:o",
     }
@@ -118,24 +120,33 @@ def test_model_roles_and_providers_from_file_env_and_flags(tmp_path: Path) -> No
     )
     assert cfg.model_provider("anthropic").api == "anthropic"
     assert cfg.sources["models.reviewer"] == "flag"
-    assert cfg.sources["models.writer"] == f"file:{tmp_path / 'runvil.toml'}"
+    assert cfg.sources["models.writer"] == "env:RUNVIL_MODEL_WRITER"
 
 
-def test_user_config_dir_is_found_when_cwd_has_none(tmp_path: Path) -> None:
+def test_the_file_is_the_named_one_or_the_user_s_never_the_working_directory_s(
+    tmp_path: Path,
+) -> None:
     home = tmp_path / "home"
     (home / ".config" / "runvil").mkdir(parents=True)
-    user = write(home / ".config" / "runvil" / "runvil.toml", "envelope = false\n")
     work = tmp_path / "work"
     work.mkdir()
+    here = write(work / "runvil.toml", '[fetch]\nprivate_hosts = ["db.corp.example"]\n')
+    # A runvil.toml in the working directory (a cloned repository's) is never read unnamed.
+    assert find_config_file(work, {"HOME": str(home)}) is None
+    cfg = load_config(env={"HOME": str(home)}, cwd=work)
+    assert (cfg.file, cfg.fetch) == (None, {})
+    user = write(home / ".config" / "runvil" / "runvil.toml", "envelope = false\n")
     assert find_config_file(work, {"HOME": str(home)}) == user
     xdg = tmp_path / "xdg"
     (xdg / "runvil").mkdir(parents=True)
     other = write(xdg / "runvil" / "runvil.toml", "")
     assert find_config_file(work, {"HOME": str(home), "XDG_CONFIG_HOME": str(xdg)}) == other
-    here = write(work / "runvil.toml", "")
-    assert find_config_file(work, {"HOME": str(home)}) == here
     named = write(tmp_path / "named.toml", "")
     assert find_config_file(work, {"HOME": str(home), "RUNVIL_CONFIG": str(named)}) == named
+    # Named, it is read: RUNVIL_CONFIG=runvil.toml, relative to the working directory.
+    assert find_config_file(work, {"HOME": str(home), "RUNVIL_CONFIG": "runvil.toml"}) == here
+    cfg = load_config(env={"HOME": str(home), "RUNVIL_CONFIG": "runvil.toml"}, cwd=work)
+    assert cfg.fetch == {"private_hosts": ("db.corp.example",)}
 
 
 @pytest.mark.parametrize(
@@ -180,7 +191,7 @@ def test_user_config_dir_is_found_when_cwd_has_none(tmp_path: Path) -> None:
 def test_errors_name_the_setting_and_its_source(
     tmp_path: Path, text: str, env: dict[str, str], message: str
 ) -> None:
-    path = write(tmp_path / "runvil.toml", text)
+    path = write(user_config(tmp_path), text)
     with pytest.raises(ConfigError) as info:
         load_config(env={"HOME": str(tmp_path), **env}, cwd=tmp_path)
     assert str(info.value) == message.format(path=path)
@@ -194,7 +205,7 @@ def test_named_file_that_does_not_exist(tmp_path: Path) -> None:
 
 
 def test_secret_in_file_needs_api_key_env_or_value(tmp_path: Path) -> None:
-    write(tmp_path / "runvil.toml", '[search]\nprovider = "brave"\napi_key_env = "MY_BRAVE"\n')
+    write(user_config(tmp_path), '[search]\nprovider = "brave"\napi_key_env = "MY_BRAVE"\n')
     cfg = load_config(
         env={"HOME": str(tmp_path), "MY_BRAVE": "k1", "BRAVE_API_KEY": "k2"}, cwd=tmp_path
     )
@@ -254,7 +265,7 @@ def test_a_provider_that_refuses_its_url_is_a_configuration_error(tmp_path: Path
 def test_unknown_keys_are_refused_with_a_suggestion(
     tmp_path: Path, text: str, message: str
 ) -> None:
-    path = write(tmp_path / "runvil.toml", text)
+    path = write(user_config(tmp_path), text)
     with pytest.raises(ConfigError) as info:
         load_config(env={"HOME": str(tmp_path)}, cwd=tmp_path)
     assert str(info.value) == message.format(path=path)
@@ -262,7 +273,7 @@ def test_unknown_keys_are_refused_with_a_suggestion(
 
 def test_tables_of_the_user_s_own_keys_take_any_key(tmp_path: Path) -> None:
     write(
-        tmp_path / "runvil.toml",
+        user_config(tmp_path),
         '[models]\nanything = "openai:m"\n[packs.notes]\nprefix = "> "\ncolour = "red"\n',
     )
     cfg = load_config(env={"HOME": str(tmp_path)}, cwd=tmp_path)
@@ -281,9 +292,10 @@ def test_tables_of_the_user_s_own_keys_take_any_key(tmp_path: Path) -> None:
         ({"RUNVIL_TEST_NETWORK": "/tmp/network.json"},
          "unknown environment variable RUNVIL_TEST_NETWORK; known: RUNVIL_APPROVAL, "
          "RUNVIL_CONFIG, RUNVIL_DEBUG, RUNVIL_ENVELOPE, RUNVIL_FETCH_ALLOWED_DOMAINS, "
-         "RUNVIL_FETCH_BLOCKED_DOMAINS, RUNVIL_FETCH_CONTINUATION, RUNVIL_FETCH_PDF, "
-         "RUNVIL_FETCH_PDF_MAX_PAGES, RUNVIL_FETCH_PRIVATE_HOSTS, RUNVIL_FETCH_PROXY, "
-         "RUNVIL_FETCH_ROBOTS, RUNVIL_FETCH_USER_AGENT, RUNVIL_MCP_TOOLS, RUNVIL_MODEL_{ROLE}, "
+         "RUNVIL_FETCH_BLOCKED_DOMAINS, RUNVIL_FETCH_CA_BUNDLE, RUNVIL_FETCH_CONTINUATION, "
+         "RUNVIL_FETCH_PDF, RUNVIL_FETCH_PDF_MAX_PAGES, RUNVIL_FETCH_PRIVATE_HOSTS, "
+         "RUNVIL_FETCH_PROXY, RUNVIL_FETCH_ROBOTS, RUNVIL_FETCH_USER_AGENT, RUNVIL_MCP_PACKS, "
+         "RUNVIL_MCP_TOOLS, RUNVIL_MODEL_{ROLE}, "
          "RUNVIL_SEARCH_GATEWAY_KEY, RUNVIL_SEARCH_GATEWAY_URL, RUNVIL_SEARCH_PROVIDER, "
          "RUNVIL_SEARCH_PROXY, RUNVIL_SEARXNG_ALLOW_PRIVATE, RUNVIL_WEB"),
     ],
@@ -326,11 +338,16 @@ def test_a_policy_setting_is_one_row_and_reaches_the_fetch_policy(
     row = Setting("fetch.timeout", ("RUNVIL_FETCH_TIMEOUT",), seconds, None,
                   flag="fetch_timeout", policy="timeout")
     monkeypatch.setattr(config_module, "SETTINGS", (*SETTINGS, row))
-    write(tmp_path / "runvil.toml", "[fetch]\ntimeout = 7\n")
+    write(user_config(tmp_path), "[fetch]\ntimeout = 7\n")
     env = {"HOME": str(tmp_path), "RUNVIL_FETCH_TIMEOUT": "9"}
     cfg = load_config(env=env, cwd=tmp_path)
     assert (dict(cfg.fetch), cfg.sources["fetch.timeout"]) == (
-        {"timeout": 7.0}, f"file:{tmp_path / 'runvil.toml'}",
+        {"timeout": 9.0}, "env:RUNVIL_FETCH_TIMEOUT",
+    )
+    env = {"HOME": str(tmp_path)}
+    cfg = load_config(env=env, cwd=tmp_path)
+    assert (dict(cfg.fetch), cfg.sources["fetch.timeout"]) == (
+        {"timeout": 7.0}, f"file:{user_config(tmp_path)}",
     )
     wiring = wire(cfg)
     assert wiring.policy.timeout == 7.0 and wiring.fetch_tool().policy.timeout == 7.0
@@ -338,7 +355,7 @@ def test_a_policy_setting_is_one_row_and_reaches_the_fetch_policy(
         "continuation": True, "pdf": True, "robots": False, "timeout": 7.0,  # the faces' defaults
     }
     assert load_config({"fetch_timeout": 3}, env=env, cwd=tmp_path).fetch == {"timeout": 3.0}
-    write(tmp_path / "runvil.toml", "[fetch]\ntimout = 7\n")
+    write(user_config(tmp_path), "[fetch]\ntimout = 7\n")
     with pytest.raises(ConfigError) as info:
         load_config(env=env, cwd=tmp_path)
     assert str(info.value).endswith("unknown key fetch.timout; did you mean fetch.timeout?")

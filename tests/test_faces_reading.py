@@ -22,7 +22,7 @@ from runvil._faces.mcp import (
 from runvil._faces.wiring import MCP_FORMS, wire
 from runvil.web import FetchPolicy
 from runvil.web._search.provider import SearchRequest, SearchResult
-from tests.faces_helpers import child_env, run_cli, write_seam
+from tests.faces_helpers import child_env, run_cli, user_config, write_seam
 from tests.fixtures.internet import FakeInternet
 from tests.fixtures.pdfs import text_pdf
 
@@ -92,18 +92,18 @@ def test_the_faces_read_on_and_read_pdfs_and_prompt_files_keep_the_seeds(tmp_pat
 
 
 def test_each_setting_from_the_file_the_environment_and_a_flag(tmp_path: Path) -> None:
-    (tmp_path / "runvil.toml").write_text(
+    (user_config(tmp_path)).write_text(
         "[fetch]\ncontinuation = false\npdf_max_pages = 12\nrobots = true\n"
     )
     env = {"HOME": str(tmp_path), "RUNVIL_FETCH_PDF": "off", "RUNVIL_FETCH_ROBOTS": "no"}
     cfg = load_config({"fetch_pdf": True}, env=env, cwd=tmp_path)
-    path = tmp_path / "runvil.toml"
-    assert cfg.fetch == {"continuation": False, "pdf": True, "pdf_max_pages": 12, "robots": True}
-    assert [cfg.sources[f"fetch.{k}"] for k in ("continuation", "pdf", "pdf_max_pages")] == [
-        f"file:{path}", "flag", f"file:{path}"
-    ]
+    path = user_config(tmp_path)
+    assert cfg.fetch == {"continuation": False, "pdf": True, "pdf_max_pages": 12, "robots": False}
+    assert [
+        cfg.sources[f"fetch.{k}"] for k in ("continuation", "pdf", "pdf_max_pages", "robots")
+    ] == [f"file:{path}", "flag", f"file:{path}", "env:RUNVIL_FETCH_ROBOTS"]
     wiring = wire(cfg)
-    expected = FetchPolicy(continuation=False, pdf=True, pdf_max_pages=12, robots=True)
+    expected = FetchPolicy(continuation=False, pdf=True, pdf_max_pages=12, robots=False)
     assert wiring.policy == wiring.face_policy == expected  # set settings reach prompt files too
 
 
@@ -119,7 +119,7 @@ def test_each_setting_from_the_file_the_environment_and_a_flag(tmp_path: Path) -
     ],
 )
 def test_bad_values_are_configuration_errors(tmp_path: Path, text: str, message: str) -> None:
-    path = tmp_path / "runvil.toml"
+    path = user_config(tmp_path)
     path.write_text(text)
     with pytest.raises(ConfigError) as info:
         load_config(env={"HOME": str(tmp_path)}, cwd=tmp_path)
@@ -251,11 +251,11 @@ async def test_runvil_fetch_robots(env: dict[str, str], reading_site: list[str])
 async def test_runvil_config_shows_the_reading_settings_with_their_sources(
     env: dict[str, str], tmp_path: Path
 ) -> None:
-    (tmp_path / "runvil.toml").write_text("[fetch]\nrobots = true\npdf_max_pages = 50\n")
+    (user_config(tmp_path)).write_text("[fetch]\nrobots = true\npdf_max_pages = 50\n")
     code, out, err = await run_cli(
         "config", "--no-pdf", env={**env, "RUNVIL_FETCH_CONTINUATION": "0"}, cwd=tmp_path
     )
-    path = tmp_path / "runvil.toml"
+    path = user_config(tmp_path)
     assert (code, err) == (0, "")
     lines = out.splitlines()
     start = lines.index("[fetch]")

@@ -31,6 +31,7 @@ from tests.faces_helpers import (
     site_app,
     start_mcp_http,
     stop,
+    user_config,
     write_seam,
 )
 from tests.fixtures.internet import FakeInternet
@@ -114,10 +115,10 @@ def test_the_tool_list_is_checked(tmp_path: Path, value: str, message: str) -> N
 
 
 def test_the_tool_list_from_the_file_and_the_environment(tmp_path: Path) -> None:
-    (tmp_path / "runvil.toml").write_text('[mcp]\ntools = ["web_fetch"]\n', encoding="utf-8")
+    (user_config(tmp_path)).write_text('[mcp]\ntools = ["web_fetch"]\n', encoding="utf-8")
     cfg = load_config(env={"HOME": str(tmp_path)}, cwd=tmp_path)
     assert cfg.mcp_tools == ("web_fetch",)
-    assert cfg.sources["mcp.tools"] == f"file:{tmp_path / 'runvil.toml'}"
+    assert cfg.sources["mcp.tools"] == f"file:{user_config(tmp_path)}"
     other = tmp_path / "elsewhere"
     other.mkdir()
     env = {"HOME": str(tmp_path), "RUNVIL_MCP_TOOLS": "web_search web_fetch"}

@@ -15,7 +15,7 @@ from runvil._faces.config import ConfigError, describe, load_config
 from runvil._faces.wiring import wire
 from runvil.web import FetchPolicy
 from runvil.web._search.providers import SearxngProvider
-from tests.faces_helpers import child_env, run_cli, write_seam
+from tests.faces_helpers import child_env, run_cli, user_config, write_seam
 from tests.fixtures.internet import FakeInternet
 
 
@@ -30,7 +30,7 @@ def load(tmp_path: Path, flags: dict[str, Any] | None = None, **env: str) -> Any
 
 def test_the_file_sets_the_policy(tmp_path: Path) -> None:
     write(
-        tmp_path / "runvil.toml",
+        user_config(tmp_path),
         '[fetch]\nuser_agent = "acme-research/2.1"\n'
         'private_hosts = ["Wiki.Corp.Example", "*.dev.corp.example", "localhost:8080"]\n'
         'allowed_domains = ["example.com", "corp.example"]\n'
@@ -71,11 +71,12 @@ def test_the_environment_takes_lists_separated_by_commas_or_spaces(tmp_path: Pat
     assert cfg.sources["fetch.private_hosts"] == "env:RUNVIL_FETCH_PRIVATE_HOSTS"
 
 
-def test_the_flag_beats_the_file_and_the_environment(tmp_path: Path) -> None:
-    write(tmp_path / "runvil.toml", '[fetch]\nuser_agent = "file/1"\n')
+def test_the_flag_beats_the_environment_which_beats_the_file(tmp_path: Path) -> None:
+    write(user_config(tmp_path), '[fetch]\nuser_agent = "file/1"\n')
     cfg = load(tmp_path, {"user_agent": "flag/1"}, RUNVIL_FETCH_USER_AGENT="env/1")
     assert (wire(cfg).policy.user_agent, cfg.sources["fetch.user_agent"]) == ("flag/1", "flag")
-    assert load(tmp_path, RUNVIL_FETCH_USER_AGENT="env/1").fetch["user_agent"] == "file/1"
+    assert load(tmp_path, RUNVIL_FETCH_USER_AGENT="env/1").fetch["user_agent"] == "env/1"
+    assert load(tmp_path).fetch["user_agent"] == "file/1"
 
 
 @pytest.mark.parametrize(
@@ -100,20 +101,20 @@ def test_the_flag_beats_the_file_and_the_environment(tmp_path: Path) -> None:
 def test_bad_values_name_the_setting_and_where_it_came_from(
     tmp_path: Path, text: str, env: dict[str, str], flags: dict[str, Any], message: str
 ) -> None:
-    path = write(tmp_path / "runvil.toml", text)
+    path = write(user_config(tmp_path), text)
     with pytest.raises(ConfigError) as caught:
         load(tmp_path, flags, **env)
     assert str(caught.value) == message.format(path=path)
 
 
 def test_a_bare_string_in_the_file_is_a_list_of_names(tmp_path: Path) -> None:
-    write(tmp_path / "runvil.toml", '[fetch]\nprivate_hosts = "wiki.corp.example"\n')
+    write(user_config(tmp_path), '[fetch]\nprivate_hosts = "wiki.corp.example"\n')
     assert load(tmp_path).fetch["private_hosts"] == ("wiki.corp.example",)
 
 
 def test_the_private_hosts_list_reaches_the_search_provider(tmp_path: Path) -> None:
     write(
-        tmp_path / "runvil.toml",
+        user_config(tmp_path),
         '[search]\nprovider = "searxng"\nurl = "http://searx.lan:8888"\n',
     )
     with pytest.raises(ConfigError) as caught:
@@ -152,7 +153,7 @@ async def test_user_agent_flag_on_fetch(env: dict[str, str]) -> None:
 async def test_user_agent_from_the_file(env: dict[str, str], tmp_path: Path) -> None:
     work = tmp_path / "project"
     work.mkdir()
-    write(work / "runvil.toml", '[fetch]\nuser_agent = "from-file/1"\n')
+    write(user_config(tmp_path), '[fetch]\nuser_agent = "from-file/1"\n')
     code, out, _ = await run_cli("fetch", "https://example.com/ua", env=env, cwd=work)
     assert (code, out.endswith("\n\nfrom-file/1\n")) == (0, True)
 
@@ -175,7 +176,7 @@ async def test_runvil_config_shows_the_network_settings(
     work = tmp_path / "project"
     work.mkdir()
     toml = write(
-        work / "runvil.toml",
+        user_config(tmp_path),
         '[fetch]\nprivate_hosts = ["wiki.corp.example"]\n[mcp]\ntools = ["web_fetch"]\n',
     )
     code, out, _ = await run_cli("config", "--user-agent", "x/1", env=env, cwd=work)
@@ -207,7 +208,7 @@ async def test_runvil_config_shows_the_network_settings(
 
 
 def test_the_proxy_is_masked_wherever_the_configuration_is_shown(tmp_path: Path) -> None:
-    write(tmp_path / "runvil.toml",
+    write(user_config(tmp_path),
           '[fetch]\nproxy = "http://alice:pa55word@proxy.corp.example:3128"\n')
     cfg = load(tmp_path)
     assert wire(cfg).policy.proxy == "http://alice:pa55word@proxy.corp.example:3128"
@@ -279,7 +280,7 @@ async def test_runvil_fetch_through_the_configured_proxy(
         env = child_env(write_seam(internet, tmp_path), tmp_path)
         work = tmp_path / "project"
         work.mkdir()
-        write(work / "runvil.toml",
+        write(user_config(tmp_path),
               f'[fetch]\nproxy = "http://alice:pa55word@127.0.0.1:{proxy.port}"\n')
         assert await run_cli("fetch", "https://example.com/hello.txt", env=env, cwd=work) == (
             0, hello_text() + "\n", "",

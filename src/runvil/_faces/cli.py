@@ -273,7 +273,7 @@ def _failures() -> Iterator[None]:
 def _wiring(
     ctx: click.Context, config_path: str | None, ask: Approver | None = None, **flags: Any
 ) -> Wiring:
-    """The command's configuration, wired: flags over ``runvil.toml`` over the environment,
+    """The command's configuration, wired: flags over the environment over ``runvil.toml``,
     the network and policy :func:`main` was given (the real ones for the console script), and
     ``ask``, how this command asks a person about a call (approval mode ``ask``)."""
     obj = ctx.find_root().obj or {}
@@ -287,7 +287,7 @@ def _wiring(
 _JSON_HELP = 'Print {"ok":...,"text":...,"error_kind":...} instead.'
 _config_option = click.option(
     "--config", "config_path", type=click.Path(dir_okay=False), default=None,
-    help="Configuration file to use instead of ./runvil.toml or ~/.config/runvil/runvil.toml.",
+    help="Configuration file to use instead of ~/.config/runvil/runvil.toml.",
 )
 _provider_option = click.option(
     "--search-provider", default=None, metavar="NAME",
@@ -308,6 +308,7 @@ def _setting_options(name: str) -> Callable[[Callable[..., Any]], Callable[..., 
                 continue
             command = click.option(
                 setting.option, setting.flag, default=None, metavar=setting.metavar,
+                multiple=setting.multiple,
                 help=setting.help or f"Sets {setting.key} for this run.",
             )(command)
         return command

@@ -1,15 +1,18 @@
-"""runvil's configuration: one effective setting per key, from a flag, ``runvil.toml`` or the
-environment, in that order of precedence.
+"""runvil's configuration: one effective setting per key, from a flag, the environment or
+``runvil.toml``, in that order of precedence, else its default.
 
-Why this order: a flag is what the user typed for this one run, the file is what they wrote down
-for this project (or for their account), and the environment is ambient — often inherited from a
-shell profile they no longer think about. The most deliberate source wins. Each setting is
-resolved on its own, so a file that names ``provider = "brave"`` still takes the Brave key from
-``BRAVE_API_KEY`` when the file holds no key.
+Why this order: a flag is what the user typed for this one run; an environment variable is what
+this process was started with (an MCP client's server entry, a CI job, a container), closer to
+the run than a file written down once for the account. It is the order most tools use, so a
+variable set to override the file does override it. Each setting is resolved on its own, so a
+file that names ``provider = "brave"`` still takes the Brave key from ``BRAVE_API_KEY`` when the
+file holds no key, and a list given at a higher level replaces the lower one whole.
 
-The file is the first of ``./runvil.toml`` and ``$XDG_CONFIG_HOME/runvil/runvil.toml`` (default
-``~/.config/runvil/runvil.toml``) that exists; files are not merged, so what you read in the file
-that was found is the whole file layer. ``--config PATH`` or ``RUNVIL_CONFIG`` names one exactly.
+The file is ``--config PATH`` or ``RUNVIL_CONFIG``, else ``$XDG_CONFIG_HOME/runvil/runvil.toml``
+(default ``~/.config/runvil/runvil.toml``) when it exists. A ``runvil.toml`` in the working
+directory is read only when named: the working directory of a server an MCP client starts is
+hard to predict, and a repository someone clones must not be able to widen the address guard
+with a ``private_hosts`` entry.
 
 A key the file does not know, or a ``RUNVIL_*`` variable runvil does not read, is refused with a
 suggestion (``unknown key search.provder; did you mean search.provider?``): a typo in
@@ -168,15 +171,40 @@ MCP_TOOLS: tuple[str, ...] = ("web_fetch", "web_search")
 
 
 def _as_tools(value: Any, where: str) -> tuple[str, ...]:
+    """Tool names as a model calls them. The web tools are checked here; another installed
+    Pack's tools (``notes_echo``) when ``runvil mcp`` loads the Packs (:mod:`._faces.mcp`)."""
     names = _as_names(value, where)
     if not names:
         raise ConfigError(f"{where} must name at least one of {', '.join(MCP_TOOLS)}")
     for name in names:
-        if name not in MCP_TOOLS:
+        if name.startswith("web_") and name not in MCP_TOOLS:
             raise ConfigError(
                 f"{where}: unknown tool {name!r} (known: {', '.join(MCP_TOOLS)})"
             )
     return tuple(dict.fromkeys(names))
+
+
+def _as_packs(value: Any, where: str) -> tuple[str, ...]:
+    """Pack names (``example/notes``), each served whole by ``runvil mcp``; whether each is
+    installed is checked when the server loads them."""
+    names = _as_names(value, where)
+    if not names:
+        raise ConfigError(f"{where} must name at least one Pack")
+    for name in names:
+        if name.count("/") != 1 or not all(name.split("/")):
+            raise ConfigError(f"{where}: {name!r} is not a Pack name (VENDOR/NAME)")
+    return tuple(dict.fromkeys(names))
+
+
+def _as_ca_bundle(value: Any, where: str) -> str:
+    """The path of a readable PEM file of CA certificates (read now, so a bad one stops the
+    command before anything runs)."""
+    from runvil._net.trust import CaBundleError, check_ca_bundle
+
+    try:
+        return check_ca_bundle(value)
+    except CaBundleError as err:
+        raise ConfigError(f"{where}: {err}") from None
 
 
 # -- the settings table ------------------------------------------------------------------------
@@ -208,6 +236,9 @@ class Setting:
     commands: tuple[str, ...] | None = None
     """The commands whose command line has ``option`` (``None``: every command that reads the
     configuration)."""
+    multiple: bool = False
+    """The option may be repeated (``--private-host a --private-host b``), each value a name or
+    names separated by commas; the values together are the list."""
 
 
 #: Every plain setting, in the order they are resolved (so the first bad one is reported).
@@ -227,24 +258,42 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "fetch.private_hosts", ("RUNVIL_FETCH_PRIVATE_HOSTS",), _as_private_hosts, None,
-        policy="private_hosts",
+        policy="private_hosts", flag="private_hosts", option="--private-host",
+        metavar="HOST", multiple=True, commands=("fetch", "run", "mcp", "config"),
+        help="A host of your own network to fetch (repeatable; replaces fetch.private_hosts).",
     ),
     Setting(
         "fetch.allowed_domains", ("RUNVIL_FETCH_ALLOWED_DOMAINS",), _domains, None,
-        policy="allowed_domains",
+        policy="allowed_domains", flag="allowed_domains", option="--allow-domain",
+        metavar="DOMAIN", multiple=True, commands=("fetch", "run", "mcp", "config"),
+        help="Fetch only this domain and those named so (repeatable).",
     ),
     Setting(
         "fetch.blocked_domains", ("RUNVIL_FETCH_BLOCKED_DOMAINS",), _domains, None,
-        policy="blocked_domains",
+        policy="blocked_domains", flag="blocked_domains", option="--block-domain",
+        metavar="DOMAIN", multiple=True, commands=("fetch", "run", "mcp", "config"),
+        help="Never fetch this domain (repeatable).",
     ),
     Setting(
         "fetch.proxy", ("RUNVIL_FETCH_PROXY",), _as_proxy, None, policy="proxy",
     ),
     Setting("search.proxy", ("RUNVIL_SEARCH_PROXY",), _as_proxy, None),
     Setting(
+        "fetch.ca_bundle", ("RUNVIL_FETCH_CA_BUNDLE",), _as_ca_bundle, None,
+        flag="ca_bundle", option="--ca-bundle", policy="ca_bundle", metavar="FILE",
+        help="A PEM file of your organisation's CA certificates, trusted besides the public "
+        "roots.",
+    ),
+    Setting(
         "mcp.tools", ("RUNVIL_MCP_TOOLS",), _as_tools, None, flag="mcp_tools",
         option="--tools", metavar="NAMES", commands=("mcp", "config"),
-        help="The tools to serve, comma-separated: web_fetch, web_search (default: both).",
+        help="The tools to serve, comma-separated: web_fetch, web_search, or any installed "
+        "Pack's (default: both web tools).",
+    ),
+    Setting(
+        "mcp.packs", ("RUNVIL_MCP_PACKS",), _as_packs, None, flag="mcp_packs",
+        option="--packs", metavar="PACK", multiple=True, commands=("mcp", "config"),
+        help="Also serve every tool of this installed Pack (repeatable).",
     ),
     # -- reading more (docs/fetch.md, "Reading more"). A policy row's non-None default is what
     # the model-facing faces (runvil fetch, runvil mcp) use when it is not set; runvil run keeps
@@ -317,6 +366,8 @@ class Config:
     fetch: Mapping[str, Any] = field(default_factory=dict)
     mcp_tools: tuple[str, ...] | None = None
     """``[mcp] tools``: the tools ``runvil mcp`` serves (``None``: not set)."""
+    mcp_packs: tuple[str, ...] | None = None
+    """``[mcp] packs``: installed Packs whose every tool ``runvil mcp`` serves too."""
     search_proxy: str | None = None
     """``[search] proxy`` (``None``: direct, or not set; then search takes ``[fetch] proxy``,
     as ``sources`` tells)."""
@@ -347,14 +398,12 @@ def masked(secret: str | None) -> str | None:
 
 
 def find_config_file(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Path | None:
-    """The file layer: ``RUNVIL_CONFIG``, else ``./runvil.toml``, else the user config dir."""
+    """The file layer: ``RUNVIL_CONFIG`` (a relative path taken from ``cwd``), else the user's
+    config directory. Never ``./runvil.toml`` unless named (see the module docstring)."""
     env = os.environ if env is None else env
-    named = env.get("RUNVIL_CONFIG")
+    named = env.get("RUNVIL_CONFIG", "").strip()
     if named:
-        return Path(named)
-    here = (cwd or Path.cwd()) / "runvil.toml"
-    if here.is_file():
-        return here
+        return (cwd or Path.cwd()) / Path(named).expanduser()
     base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
     user = Path(base) / "runvil" / "runvil.toml"
     return user if user.is_file() else None
@@ -444,7 +493,8 @@ def _check_env(env: Mapping[str, str]) -> None:
 
 
 class _Layers:
-    """Looks one setting up in flag, file and env order and records where it was found."""
+    """Looks one setting up in flag, environment and file order and records where it was
+    found."""
 
     def __init__(
         self, flags: Mapping[str, Any], data: Mapping[str, Any], path: Path | None,
@@ -467,15 +517,16 @@ class _Layers:
     def get(
         self, flag: str | None, dotted: str, env_vars: tuple[str, ...]
     ) -> tuple[Any, str] | None:
-        """``(value, source)`` of the first layer that sets the setting, or None."""
-        if flag is not None and self.flags.get(flag) is not None:
+        """``(value, source)`` of the first layer that sets the setting, or None. A repeatable
+        flag given no times (``()``) is not given."""
+        if flag is not None and self.flags.get(flag) not in (None, ()):
             return self.flags[flag], "flag"
-        value = self.file_value(dotted)
-        if value is not None:
-            return value, f"file:{self.path}"
         for var in env_vars:
             if self.env.get(var, "").strip():
                 return self.env[var].strip(), f"env:{var}"
+        value = self.file_value(dotted)
+        if value is not None:
+            return value, f"file:{self.path}"
         return None
 
     def where(self, source: str, dotted: str) -> str:
@@ -492,7 +543,10 @@ class _Layers:
             return setting.default
         self.sources[setting.key] = got[1]
         if got[1] == "flag" and setting.option is not None:
-            return setting.parse(got[0], setting.option)
+            value = got[0]
+            if setting.multiple and isinstance(value, list | tuple):
+                value = " ".join(str(part) for part in value)
+            return setting.parse(value, setting.option.split("/", 1)[0])
         return setting.parse(got[0], self.where(got[1], setting.key))
 
 
@@ -571,17 +625,18 @@ def _model_spec(spec: Any, where: str) -> str:
 
 
 def _models(layers: _Layers, flag_models: Mapping[str, str]) -> dict[str, str]:
+    """Each role from the file, then the environment, then a flag: the later layer wins."""
     roles: dict[str, str] = {}
-    for var, value in layers.env.items():
-        if var.startswith(_MODEL_ENV_PREFIX) and value and len(var) > len(_MODEL_ENV_PREFIX):
-            role = var[len(_MODEL_ENV_PREFIX):].lower()
-            roles[role] = _model_spec(value, var)
-            layers.sources[f"models.{role}"] = f"env:{var}"
     table = layers.file_value("models")
     if table is not None:
         for role, spec in table.items():
             roles[str(role)] = _model_spec(spec, f"{layers.path}: models.{role}")
             layers.sources[f"models.{role}"] = f"file:{layers.path}"
+    for var, value in layers.env.items():
+        if var.startswith(_MODEL_ENV_PREFIX) and value and len(var) > len(_MODEL_ENV_PREFIX):
+            role = var[len(_MODEL_ENV_PREFIX):].lower()
+            roles[role] = _model_spec(value, var)
+            layers.sources[f"models.{role}"] = f"env:{var}"
     for role, spec in flag_models.items():
         roles[role] = _model_spec(spec, f"--model {role}")
         layers.sources[f"models.{role}"] = "flag"
@@ -688,8 +743,13 @@ def describe(config: Config) -> dict[str, Any]:
             else list(fetch[name]) if isinstance(fetch[name], tuple) else fetch[name]
             for name in order
         }
+    mcp: dict[str, Any] = {}
     if config.mcp_tools is not None:
-        described["mcp"] = {"tools": list(config.mcp_tools)}
+        mcp["tools"] = list(config.mcp_tools)
+    if config.mcp_packs is not None:
+        mcp["packs"] = list(config.mcp_packs)
+    if mcp:
+        described["mcp"] = mcp
     if config.packs:
         described["packs"] = dict(config.packs)
     return described

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import math
 import socket
 from collections.abc import Mapping, Sequence
@@ -63,7 +64,12 @@ from runvil._net.permit import (
 )
 from runvil._net.proxy import Proxies
 
-__all__ = ["open_session", "send"]
+__all__ = ["UNTRUSTED_LINE", "open_session", "send"]
+
+log = logging.getLogger("runvil.net")
+#: The debug line for a refused server certificate: host, port, the verifier's reason, its
+#: OpenSSL verify code (``None`` when the handshake gave none).
+UNTRUSTED_LINE = "TLS certificate of %s:%s refused: %s (verify code %s)"
 
 
 class _NoResolver(AbstractResolver):
@@ -165,7 +171,11 @@ class _GuardedConnector(aiohttp.TCPConnector):
         they serve, so the request's permit is put in force around them here (and only here:
         a request served from the pool sets no context variable)."""
         with permitted(_permit_of(req)):
-            return await super()._create_connection(req, traces, timeout)
+            try:
+                return await super()._create_connection(req, traces, timeout)
+            except aiohttp.ClientConnectorCertificateError as exc:
+                _log_untrusted(req, exc)
+                raise
 
     # -- the proxy hook (runvil._net.proxy): the one place a tunnel replaces a direct dial -------
 
@@ -230,6 +240,16 @@ class _GuardedConnector(aiohttp.TCPConnector):
             if permit.connections_opened != opened_before:
                 # A brand-new connection that fails the check: never retry in a loop.
                 raise DialRefused("new connection reached an address that was not approved")
+
+
+def _log_untrusted(req: ClientRequest, exc: aiohttp.ClientConnectorCertificateError) -> None:
+    """Say why a server's certificate was refused (a debug line of ``runvil.net``): the
+    caller's message is a plain network error, and this is how an operator, or the command
+    line's hints, learn that the fix may be a CA bundle (:mod:`runvil._net.trust`)."""
+    cause = exc.certificate_error
+    reason = getattr(cause, "verify_message", None) or str(cause)
+    code = getattr(cause, "verify_code", None)
+    log.debug(UNTRUSTED_LINE, req.url.raw_host or "", req.url.port, reason, code)
 
 
 def _peer_allowed(protocol: ResponseHandler | None, permit: DialPermit) -> bool:

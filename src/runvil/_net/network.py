@@ -13,10 +13,13 @@ route only says where an already approved address is physically reached.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import socket
 import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+
+from runvil._net.trust import ca_bundle_path, trust_ca_bundle
 
 Resolve = Callable[[str], Awaitable[list[str]]]
 Route = Callable[[str, int], tuple[str, int]]
@@ -65,8 +68,29 @@ def _default_ssl_context() -> ssl.SSLContext:
 
 @dataclass(frozen=True)
 class Network:
-    """Resolver, route map and TLS trust used by every fetch, search and model request."""
+    """Resolver, route map and TLS trust used by every fetch, search and model request.
+
+    ``ca_bundle``: a PEM file of CA certificates (a company's own CA) trusted in addition to
+    what ``ssl_context`` trusts (the public roots by default). It is loaded into
+    ``ssl_context`` when the Network is made, so a missing or unreadable file raises
+    ``ValueError`` there and then. (A context you pass in gains the bundle's CAs too.)
+    """
 
     resolve: Resolve = system_resolve
     route: Route = identity_route
     ssl_context: ssl.SSLContext = field(default_factory=_default_ssl_context)
+    ca_bundle: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.ca_bundle is not None:
+            path = ca_bundle_path(self.ca_bundle)
+            object.__setattr__(self, "ca_bundle", path)
+            trust_ca_bundle(self.ssl_context, path)
+
+
+def with_ca_bundle(network: Network, ca_bundle: str | None) -> Network:
+    """``network``, trusting ``ca_bundle`` too (``network`` itself when there is none, or when
+    it trusts that file already)."""
+    if ca_bundle is None or network.ca_bundle == ca_bundle_path(ca_bundle):
+        return network
+    return dataclasses.replace(network, ca_bundle=ca_bundle)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from runvil._net.hostnames import PrivateHosts, normal_host
 from runvil._net.proxy import proxy_setting
+from runvil._net.trust import check_ca_bundle
 
 #: What the spec allows under the default policy; not configurable because no Pack may loosen it.
 ALLOWED_SCHEMES: frozenset[str] = frozenset({"https"})
@@ -58,6 +59,12 @@ class FetchPolicy:
     ``HTTPS_PROXY`` and friends (ignored otherwise). Each hop is still resolved and judged here;
     the proxy only ever gets a CONNECT to an approved address (docs/company-network.md). Kept
     out of ``repr``: it may hold a password."""
+    ca_bundle: str | None = None
+    """A PEM file of CA certificates (a company's own CA) trusted in addition to the public
+    roots, for every request of the fetch: pages, redirects, robots.txt and the tunnels of
+    ``proxy``. The file is read when the policy is made, so a missing or unreadable one raises
+    ``ValueError`` at once. ``Network(ca_bundle=...)`` does the same for search and model
+    requests too."""
 
     # -- reading more (runvil's extensions, all off in the seeds' default policy) ------------
     # docs/fetch.md, "Reading more". The faces turn continuation and pdf on (docs/configuration.md).
@@ -83,6 +90,8 @@ class FetchPolicy:
             object.__setattr__(self, name, tuple(value))
         PrivateHosts.parse(self.private_hosts)
         object.__setattr__(self, "proxy", proxy_setting(self.proxy))
+        if self.ca_bundle is not None:
+            object.__setattr__(self, "ca_bundle", check_ca_bundle(self.ca_bundle))
         for name in ("allowed_domains", "blocked_domains"):
             for entry in getattr(self, name):
                 domain_entry(entry, name)

@@ -36,6 +36,7 @@ import aiohttp
 from runvil._closing import AsyncClosing
 from runvil._errors import ToolError, ToolErrorKind
 from runvil._net import Network
+from runvil._net.network import with_ca_bundle
 from runvil._net.proxy import Proxies
 from runvil._tools import Tool
 from runvil.web._fetch import failures, rendering
@@ -66,7 +67,9 @@ class WebFetch(AsyncClosing):
 
     def __init__(self, policy: FetchPolicy | None = None, network: Network | None = None) -> None:
         self.policy = policy if policy is not None else FetchPolicy()
-        self.network = network if network is not None else Network()
+        self.network = with_ca_bundle(
+            network if network is not None else Network(), self.policy.ca_bundle
+        )
         self._rules = host_rules(self.policy)
         self._proxies = Proxies(self.policy.proxy, self.network) if self.policy.proxy else None
         self.tool = Tool(

@@ -4,7 +4,7 @@ never on stdout, never with ``--json``."""
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,7 @@ async def test_a_url_without_a_scheme(make_env: Env, url: str, suggestion: str) 
     )
 
 
-@pytest.mark.parametrize("url", ["not a url", "example", "1.2.3.4", "example.com:8080"])
+@pytest.mark.parametrize("url", ["not a url", "example", "1.2.3.4", "1.2.3.4:8443"])
 async def test_no_suggestion_that_would_be_refused_or_is_not_a_name(
     make_env: Env, url: str
 ) -> None:
@@ -146,3 +146,97 @@ def test_the_hint_text_for_a_host_the_log_did_not_mention() -> None:
         "hint: a.example resolved to no address"
     ]
     assert fetch_hints("https://a.example/", "port not allowed: 8080", []) == []
+
+
+# --- refusals that point to the fix ---------------------------------------------------------
+
+PORT_HINTS = (
+    "hint: public hosts are fetched on ports 443 and 80 only\n"
+    "hint: to fetch {host} on port {port} as a host of your own network, name it with its port: "
+    'private_hosts = ["{host}:{port}"] under [fetch] in runvil.toml (or '
+    "RUNVIL_FETCH_PRIVATE_HOSTS, --private-host)\n"
+)
+
+
+async def test_a_port_other_than_443_or_80_names_the_private_hosts_entry(make_env: Env) -> None:
+    env = await make_env()
+    assert await run_cli("fetch", "https://intranet.example:8443/x", env=env) == (
+        2, "", "port not allowed: 8443\n" + PORT_HINTS.format(host="intranet.example", port=8443),
+    )
+    assert await run_cli("fetch", "https://10.0.0.5:8443/", env=env) == (
+        2, "", "port not allowed: 8443\nhint: public hosts are fetched on ports 443 and 80 only; "
+        "a host of your own network is fetched by its name, listed in private_hosts with its "
+        "port, never by its IP address\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("typed", "suggestion", "host", "port"),
+    [
+        ("localhost:8443/x", "https://localhost:8443/x", "localhost", 8443),
+        ("example.com:8080", "https://example.com:8080/", "example.com", 8080),
+    ],
+)
+async def test_a_url_without_a_scheme_and_with_a_port(
+    make_env: Env, typed: str, suggestion: str, host: str, port: int
+) -> None:
+    scheme = typed.split(":", 1)[0]
+    assert await run_cli("fetch", typed, env=await make_env()) == (
+        1, f"scheme not allowed: {scheme}\n",
+        f"hint: did you mean {suggestion}?\n" + PORT_HINTS.format(host=host, port=port),
+    )
+
+
+@pytest.fixture
+async def wiki(internet: FakeInternet) -> AsyncIterator[None]:
+    """wiki.corp.example over plain http on loopback (a host of the operator's network)."""
+
+    async def page(request: web.Request) -> web.Response:
+        return web.Response(text="wiki page", content_type="text/plain")
+
+    app = web.Application()
+    app.router.add_get("/page.txt", page)
+    runner = web.AppRunner(app, handle_signals=False)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    internet.routes[("10.0.0.9", 80)] = ("127.0.0.1", runner.addresses[0][1])
+    try:
+        yield
+    finally:
+        await runner.cleanup()
+
+
+async def test_http_works_for_a_listed_private_host_and_says_why_for_any_other(
+    make_env: Env, wiki: None
+) -> None:
+    env = await make_env()
+    listed = ("--private-host", "wiki.corp.example")
+    assert await run_cli("fetch", *listed, "http://wiki.corp.example/page.txt", env=env) == (
+        0, "url: http://wiki.corp.example/page.txt\ntruncated: false\nextraction: plain\n\n"
+        "wiki page\n", "",
+    )
+    assert await run_cli("fetch", *listed, "http://example.com/hello.txt", env=env) == (
+        1, "scheme not allowed: http\n",
+        "hint: runvil fetches http only from the hosts listed in private_hosts, and example.com "
+        "is not one of them; every other host is fetched over https\n",
+    )
+    assert await run_cli("fetch", *listed, "http://wiki.corp.example:8080/", env=env) == (
+        1, "scheme not allowed: http\n",
+        "hint: wiki.corp.example is in private_hosts, but not with port 8080; http is fetched "
+        "only from a listed host on its listed port\n",
+    )
+
+
+async def test_the_domain_flags_replace_the_lists_below_them(make_env: Env) -> None:
+    env = await make_env()
+    hello = "https://example.com/hello.txt"
+    assert await run_cli("fetch", "--block-domain", "example.com", hello, env=env) == (
+        2, "", "domain not allowed: example.com\n",
+    )
+    assert await run_cli(
+        "fetch", "--allow-domain", "python.org", "--allow-domain", "corp.example", hello, env=env
+    ) == (2, "", "domain not allowed: example.com\n")
+    # The flag's list replaces the environment's whole: example.com is no longer blocked.
+    blocked = {**env, "RUNVIL_FETCH_BLOCKED_DOMAINS": "example.com"}
+    assert (await run_cli("fetch", hello, env=blocked))[0] == 2
+    assert (await run_cli("fetch", "--block-domain", "ads.example", hello, env=blocked))[0] == 0

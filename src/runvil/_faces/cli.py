@@ -328,6 +328,20 @@ def cli(ctx: click.Context, config_path: str | None) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["config_path"] = config_path
+    if os.environ.get("RUNVIL_DEBUG", "").strip():
+        _debug_log()
+
+
+def _debug_log() -> None:
+    """``RUNVIL_DEBUG=1``: runvil's debug lines on stderr (``runvil: debug: runvil.net: TLS
+    certificate of ... refused: ...``), so a plain "network error" shows its cause."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("runvil: debug: %(name)s: %(message)s"))
+    logger = logging.getLogger("runvil")
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
 
 
 @cli.command()
@@ -352,16 +366,16 @@ def fetch(
         args["raw"] = True
     if start_index is not None:
         args["start_index"] = start_index
-    from runvil._faces.hints import fetch_hints, watch_blocked
+    from runvil._faces.hints import fetch_hints, watch_blocked, watch_certificates
 
     with _failures():
         wiring = _wiring(ctx, config_path, **settings)
         if start_index is not None and not wiring.face_policy.continuation:
             raise ConfigError("--start needs fetch.continuation, which is off")
-        with watch_blocked() as blocked:
+        with watch_blocked() as blocked, watch_certificates() as certificates:
             outcome = _run(run_fetch(args, wiring), spinner=f"Fetching {url}")
         hints = [] if outcome.ok else fetch_hints(
-            url, outcome.text, blocked, wiring.face_policy.private_hosts
+            url, outcome.text, blocked, wiring.face_policy.private_hosts, certificates
         )
     _finish(outcome, as_json, _render_fetch_tty, hints)
 

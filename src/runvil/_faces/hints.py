@@ -6,13 +6,17 @@ example.com`` still deserves to learn what went wrong. So the CLI (and only the 
 reads:
 
 * a URL without a scheme: ``hint: did you mean https://example.com/?``;
-* an ``http`` URL: ``hint: runvil fetches https only``;
+* an ``http`` URL: ``hint: runvil fetches https only`` (or, when the operator lists private
+  hosts, that http is for those hosts only);
+* a port other than 443 or 80: that public hosts use those two, and the ``private_hosts`` entry
+  (``"host:port"``) that lets a host of your own network be fetched on its port;
 * a host with no allowed address: what it resolved to and why that is refused, and the
-  ``private_hosts`` setting when the host is on the operator's own network.
+  ``private_hosts`` setting when the host is on the operator's own network;
+* a server certificate runvil does not trust: ``ca_bundle`` when an unknown CA signed it.
 
 The addresses come from the fetch's own debug log (``host {host} resolved to blocked address
 {addr} in range {range}``, logger ``runvil.web._fetch``), the one place that detail lives, read
-while the fetch runs.
+while the fetch runs; a refused certificate likewise from ``runvil.net``'s debug line.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import contextlib
 import logging
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from runvil.web._fetch.settings import (
     INVALID_ADDRESS,
@@ -28,7 +33,7 @@ from runvil.web._fetch.settings import (
     may_serve_a_private_host,
 )
 
-__all__ = ["fetch_hints", "watch_blocked"]
+__all__ = ["fetch_hints", "watch_blocked", "watch_certificates"]
 
 #: The fetch logger's line for a dropped answer (runvil._net.addresses).
 _BLOCKED_LINE = "host %s resolved to blocked address %s in range %s"
@@ -67,20 +72,71 @@ def watch_blocked() -> Iterator[list[tuple[str, str, str]]]:
         logger.setLevel(level)
 
 
+class _Certificates(logging.Handler):
+    """Keeps each ``(host, port, reason, verify code)`` ``runvil.net`` reports as a refused
+    server certificate."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.seen: list[tuple[str, str, str, object]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from runvil._net.connector import UNTRUSTED_LINE
+
+        if record.msg == UNTRUSTED_LINE and isinstance(record.args, tuple):
+            host, port, reason, code = record.args
+            self.seen.append((str(host), str(port), str(reason), code))
+
+
+@contextlib.contextmanager
+def watch_certificates() -> Iterator[list[tuple[str, str, str, object]]]:
+    """While the block runs, collect the server certificates the network refuses."""
+    logger = logging.getLogger("runvil.net")
+    handler = _Certificates()
+    level = logger.level
+    logger.addHandler(handler)
+    if logger.getEffectiveLevel() > logging.DEBUG:
+        logger.setLevel(logging.DEBUG)
+    try:
+        yield handler.seen
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+#: OpenSSL verify codes that mean "signed by a CA this client does not know": a company CA.
+_UNKNOWN_CA_CODES = frozenset({2, 18, 19, 20, 21})
+_PRIVATE_HOSTS_WHERE = (
+    "under [fetch] in runvil.toml (or RUNVIL_FETCH_PRIVATE_HOSTS, --private-host)"
+)
+
+
 def fetch_hints(
     url: str,
     message: str,
     blocked: list[tuple[str, str, str]],
     private_hosts: tuple[str, ...] = (),
+    certificates: list[tuple[str, str, str, object]] | None = None,
 ) -> list[str]:
     """The ``hint:`` lines for a fetch of ``url`` that ended with ``message``. ``blocked`` is what
-    :func:`watch_blocked` collected; ``private_hosts`` the policy's list."""
+    :func:`watch_blocked` collected, ``certificates`` what :func:`watch_certificates` did;
+    ``private_hosts`` the policy's list."""
     if message == "invalid url" or message.startswith("scheme not allowed: "):
         suggestion = _with_scheme(url)
         if suggestion is not None:
-            return [f"hint: did you mean {suggestion}?"]
+            hints = [f"hint: did you mean {suggestion}?"]
+            record = _parsed(suggestion)
+            if record is not None and record.port and int(record.port) not in (80, 443):
+                hints += _port_hints(record.hostname, record.port, record.host_type)
+            return hints
     if message == "scheme not allowed: http":
-        return ["hint: runvil fetches https only"]
+        return _http_hints(url, private_hosts)
+    if message.startswith("port not allowed: "):
+        record = _parsed(url)
+        if record is not None and record.port:
+            return _port_hints(record.hostname, record.port, record.host_type)
+    if certificates and message.endswith(": network error; try a different URL"):
+        return _certificate_hints(certificates[-1])
     found = _NO_ADDRESS.fullmatch(message)
     if found is not None:
         host = found["host"]
@@ -104,7 +160,8 @@ def _redirected_into(url: str, host: str, private_hosts: tuple[str, ...]) -> boo
 
 def _with_scheme(url: str) -> str | None:
     """``https://`` + ``url`` as it would be requested, when ``url`` looks like a host name
-    typed without a scheme and that form would be admitted."""
+    typed without a scheme and that form would be admitted, or refused for its port alone
+    (the port hint then follows)."""
     from runvil.web._fetch.admission import UrlRefused, admit_url
 
     text = url.strip()
@@ -112,8 +169,70 @@ def _with_scheme(url: str) -> str | None:
         return None
     try:
         return admit_url(f"https://{text}").href
-    except UrlRefused:
+    except UrlRefused as refused:
+        if not str(refused).startswith("port not allowed: "):
+            return None
+    record = _parsed(f"https://{text}")
+    if record is None or record.host_type != 0:
         return None
+    href: str = record.href
+    return href
+
+
+def _parsed(url: str) -> Any:
+    """The WHATWG record of ``url`` (None when it does not parse)."""
+    from runvil.web._fetch.urlrecord import parse_record
+
+    return parse_record(url.strip())
+
+
+def _port_hints(host: str, port: str, host_type: int) -> list[str]:
+    """A port other than 443 and 80: what public hosts use, and the entry that lets a host of
+    the operator's own network be fetched on its port (a name only: an IP address as the host
+    is never fetched)."""
+    if host_type != 0:
+        return [
+            "hint: public hosts are fetched on ports 443 and 80 only; a host of your own network "
+            "is fetched by its name, listed in private_hosts with its port, never by its IP "
+            "address"
+        ]
+    return [
+        "hint: public hosts are fetched on ports 443 and 80 only",
+        f'hint: to fetch {host} on port {port} as a host of your own network, name it with '
+        f'its port: private_hosts = ["{host}:{port}"] {_PRIVATE_HOSTS_WHERE}',
+    ]
+
+
+def _http_hints(url: str, private_hosts: tuple[str, ...]) -> list[str]:
+    """An ``http`` URL refused: https only, or http only for the listed private hosts."""
+    if not private_hosts:
+        return ["hint: runvil fetches https only"]
+    record = _parsed(url)
+    host = record.hostname if record is not None else ""
+    if host and listed_on_any_port(private_hosts, host):
+        port = record.port or "80"
+        return [
+            f"hint: {host} is in private_hosts, but not with port {port}; http is fetched only "
+            "from a listed host on its listed port"
+        ]
+    named = f"{host} is not one of them" if host else "this URL names none of them"
+    return [
+        "hint: runvil fetches http only from the hosts listed in private_hosts, and "
+        f"{named}; every other host is fetched over https"
+    ]
+
+
+def _certificate_hints(seen: tuple[str, str, str, object]) -> list[str]:
+    """A server certificate refused: the fix for an unknown CA is ``ca_bundle``."""
+    host, port, reason, code = seen
+    where = host if port in ("443", "None") else f"{host}:{port}"
+    if code in _UNKNOWN_CA_CODES:
+        return [
+            f"hint: the certificate of {where} is signed by a CA runvil does not trust "
+            f"({reason}); if it is your organisation's own CA, name its PEM file in ca_bundle "
+            "under [fetch] in runvil.toml (or RUNVIL_FETCH_CA_BUNDLE, --ca-bundle)"
+        ]
+    return [f"hint: the certificate of {where} was refused: {reason}"]
 
 
 def _address_hints(

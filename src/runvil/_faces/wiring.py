@@ -211,6 +211,14 @@ def wire(
         for name, value in config.fetch_defaults.items()
         if name not in config.fetch and getattr(given, name) == getattr(seeds, name)
     }
+    ca_bundle = config.fetch.get("ca_bundle")
+    if ca_bundle is not None:
+        # The company CA is trusted by every request of this configuration (fetches, robots.txt,
+        # search providers, model endpoints), not only by the fetch policy's own.
+        from runvil._net.network import with_ca_bundle
+        from runvil.web import Network
+
+        network = with_ca_bundle(network if network is not None else Network(), ca_bundle)
     return Wiring(
         config,
         network=network,

@@ -43,10 +43,10 @@ def trust_ca_bundle(context: ssl.SSLContext, path: str) -> None:
         raise CaBundleError(f"cannot read {path}: no such file") from None
     except IsADirectoryError:
         raise CaBundleError(f"cannot read {path}: it is a directory, not a PEM file") from None
+    except ssl.SSLError:  # an OSError too: caught first
+        raise CaBundleError(f"{path} holds no PEM certificate") from None
     except OSError as err:
         raise CaBundleError(f"cannot read {path}: {err.strerror or err}") from None
-    except ssl.SSLError:
-        raise CaBundleError(f"{path} holds no PEM certificate") from None
 
 
 def check_ca_bundle(value: object) -> str:

@@ -39,6 +39,8 @@ import os
 import socket
 import sys
 from collections import OrderedDict
+from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any, cast
 
 import mcp.types as types
@@ -49,8 +51,8 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from runvil import __version__
 from runvil._envelope import envelope
 from runvil._errors import ToolError
-from runvil._faces.config import ConfigError
-from runvil._faces.wiring import MCP_FORMS, Wiring
+from runvil._faces.config import MCP_TOOLS, Config, ConfigError
+from runvil._faces.wiring import ALL_FORMS, MCP_FORMS, Wiring
 from runvil._host import Host, Run, ToolObject
 from runvil.web._fetch.policy import FetchPolicy
 
@@ -157,15 +159,23 @@ class WebToolServer:
     Each MCP session is one Host run (its own nonce; closing the server ends every run and
     cancels its calls). ``use_envelope`` False serves the bare tool text (``--no-envelope``).
     ``policy`` is the fetch policy the Host's fetch runs under (``None``: the default), which the
-    ``instructions`` describe.
+    ``instructions`` describe. ``only``: the tool names served (``None``: every tool of the
+    Host).
     """
 
     def __init__(
-        self, host: Host, *, use_envelope: bool = True, policy: FetchPolicy | None = None
+        self,
+        host: Host,
+        *,
+        use_envelope: bool = True,
+        policy: FetchPolicy | None = None,
+        only: Collection[str] | None = None,
     ) -> None:
         self.host = host
         self.use_envelope = use_envelope
-        self.tools: dict[str, ToolObject] = {t.wire_name: t for t in host.tools.values()}
+        self.tools: dict[str, ToolObject] = {
+            t.wire_name: t for t in host.tools.values() if only is None or t.wire_name in only
+        }
         self.listed = [
             types.Tool(
                 name=t.wire_name,
@@ -411,19 +421,80 @@ def served_tools(wiring: Wiring) -> tuple[str, ...]:
                 file=sys.stderr, flush=True,
             )
         return ("fetch",)
-    names = tuple(name.removeprefix("web_") for name in config.mcp_tools)
+    names = tuple(name.removeprefix("web_") for name in config.mcp_tools if name in MCP_TOOLS)
     if "search" in names and no_provider:
-        source = config.sources.get("mcp.tools", "")
-        where = (
-            "--tools" if source == "flag"
-            else source[4:] if source.startswith("env:")
-            else f"{source[5:]}: mcp.tools"
-        )
         raise ConfigError(
-            f"{where} names web_search, but no search provider is configured "
-            "(search.provider is none)"
+            f"{_where(config, 'mcp.tools', '--tools')} names web_search, but no search provider "
+            "is configured (search.provider is none)"
         )
     return names
+
+
+def _where(config: Config, key: str, option: str) -> str:
+    """How an error names where ``key`` was set: the option, the variable or the file's key."""
+    source = config.sources.get(key, "")
+    if source == "flag":
+        return option
+    if source.startswith("env:"):
+        return source[4:]
+    return f"{source[5:]}: {key}"
+
+
+@dataclass(frozen=True)
+class PackSelection:
+    """What ``runvil mcp`` serves beyond the web tools: the installed Packs to load
+    (``plugins``), the Packs served whole (``packs``) and the other tools ``--tools`` names
+    (``tools``, by the names a model calls)."""
+
+    plugins: tuple[str, ...] = ()
+    packs: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
+
+
+def pack_selection(config: Config) -> PackSelection:
+    """The installed Packs ``[mcp] packs`` / ``--packs`` and ``[mcp] tools`` / ``--tools`` ask
+    for. A Pack named whole must be installed; a tool that is not a web tool is looked for in
+    every installed Pack (checked by :func:`served_names` once they are loaded)."""
+    tools = tuple(name for name in config.mcp_tools or () if name not in MCP_TOOLS)
+    packs = tuple(config.mcp_packs or ())
+    if not tools and not packs:
+        return PackSelection()
+    from runvil._host.plugins import installed_plugins
+
+    installed = [name for name in installed_plugins() if name not in ALL_FORMS]
+    for name in packs:
+        if name not in installed:
+            known = ", ".join(sorted(installed)) or "none"
+            raise ConfigError(
+                f"{_where(config, 'mcp.packs', '--packs')}: no installed Pack {name!r} "
+                f"(installed: {known})"
+            )
+    plugins = tuple(installed) if tools else packs
+    return PackSelection(plugins=plugins, packs=packs, tools=tools)
+
+
+def served_names(host: Host, config: Config, web: Collection[str], chosen: PackSelection) -> (
+    frozenset[str] | None
+):
+    """The tool names ``runvil mcp`` serves from ``host`` (``None``: every tool, the web
+    tools alone as before). Raises :class:`ConfigError` for a ``--tools`` name no loaded Pack
+    has, listing the names there are."""
+    if not chosen.plugins:
+        return None
+    names = {f"web_{tool}" for tool in web}
+    for pack in host.packs.values():
+        if pack.name in chosen.packs:
+            names.update(tool.wire_name for tool in pack.tools)
+    offered = {tool.wire_name for tool in host.tools.values()}
+    for name in chosen.tools:
+        if name not in offered:
+            known = ", ".join(sorted(offered | set(MCP_TOOLS)))
+            raise ConfigError(
+                f"{_where(config, 'mcp.tools', '--tools')}: unknown tool {name!r} "
+                f"(known: {known})"
+            )
+        names.add(name)
+    return frozenset(names)
 
 
 async def serve(wiring: Wiring, *, http: tuple[str, int] | None = None) -> None:
@@ -436,12 +507,20 @@ async def serve(wiring: Wiring, *, http: tuple[str, int] | None = None) -> None:
             file=sys.stderr, flush=True,
         )
     tools = served_tools(wiring)
-    async with wiring.host(MCP_FORMS, tools=tools) as host:
+    chosen = pack_selection(config)
+    async with wiring.host(MCP_FORMS, tools=tools, plugins=chosen.plugins) as host:
         pack = host.packs.get("web")
         if pack is not None and pack.reason is not None:
             print(f"runvil mcp: the web Pack is unavailable: {pack.reason}; serving no tools",
                   file=sys.stderr, flush=True)
-        server = WebToolServer(host, use_envelope=config.envelope, policy=wiring.face_policy)
+        for other in host.packs.values():
+            if other.name in chosen.packs and other.reason is not None:
+                print(f"runvil mcp: the {other.name} Pack is unavailable: {other.reason}",
+                      file=sys.stderr, flush=True)
+        only = served_names(host, config, tools, chosen)
+        server = WebToolServer(
+            host, use_envelope=config.envelope, policy=wiring.face_policy, only=only
+        )
         try:
             if http is None:
                 await server.run_stdio()

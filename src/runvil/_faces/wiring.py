@@ -129,20 +129,24 @@ class Wiring:
         installed: bool = False,
         tools: Sequence[str] = WEB_TOOLS,
         prompts: bool = False,
+        plugins: Sequence[str] = (),
     ) -> Host:
-        """The Host a face serves: the web Pack in ``forms`` (none when ``web`` is off) with
-        ``tools`` and, with ``installed``, every Pack installed through the ``runvil.packs``
-        entry points, each given its ``[packs.KEY]`` configuration. ``prompts``: the Host runs
-        prompt files, so its fetch policy is :attr:`policy`, not :attr:`face_policy`."""
+        """The Host a face serves: the web Pack in ``forms`` (none when ``web`` is off, or
+        ``tools`` is empty) with ``tools`` and, with ``installed``, every Pack installed
+        through the ``runvil.packs`` entry points (``plugins``: those named), each given its
+        ``[packs.KEY]`` configuration. ``prompts``: the Host runs prompt files, so its fetch
+        policy is :attr:`policy`, not :attr:`face_policy`."""
         from runvil._host import Host
         from runvil._host.plugins import installed_plugins
 
         policy = self.policy if prompts else self.face_policy
-        packs = [self.web_pack(tools, prompts=prompts)] if self.config.web else []
-        names: list[str] = list(forms) if self.config.web else []
+        with_web = self.config.web and bool(tools)
+        packs = [self.web_pack(tools, prompts=prompts)] if with_web else []
+        names: list[str] = list(forms) if with_web else []
         if installed:
             names += [name for name in installed_plugins() if name not in ALL_FORMS]
-        with_search = self.config.web and "search" in tools
+        names += [name for name in plugins if name not in names]
+        with_search = with_web and "search" in tools
         return Host(
             plugins=names,
             config=self.config.packs,

@@ -350,3 +350,19 @@ async def test_a_python_example_runs(
     run = runner_for(where, text)
     assert run is not None
     await run(text, web_of_docs, tmp_path)
+
+
+# --- the user's words -------------------------------------------------------------------------
+
+
+def test_the_user_documentation_never_names_the_internal_specification_files() -> None:
+    """README.md and docs/ say "the specified text", never the names of the documents the
+    project was specified in."""
+    internal = re.compile(r"\b(?:seeds?|DESIGN\.md)\b", re.I)
+    found = [
+        f"{page.relative_to(REPO)}:{number}: {line.strip()}"
+        for page in PAGES
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+        if internal.search(line)
+    ]
+    assert found == []

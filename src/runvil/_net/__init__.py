@@ -9,6 +9,7 @@ Modules, one job each:
 * :mod:`.addresses` - the blocked address table (and the rows a named private host may use).
 * :mod:`.hostnames` - the operator's named private hosts (``private_hosts``).
 * :mod:`.network` - the :class:`Network` seam (resolve, route, TLS trust) and :class:`DnsError`.
+* :mod:`.trust` - an operator's CA bundle, trusted besides the public roots.
 * :mod:`.permit` - the dial permit a request carries, and the context that carries it.
 * :mod:`.rules` - the admission rules (public web, endpoint-locked, operator endpoints) and
   :func:`approve`, which turns a lookup into a permit.

@@ -4,7 +4,8 @@ Each ```python block of README.md is written to a file of its own and run by a f
 interpreter, on the fake internet (``tests/fixtures/snippet.py`` makes ``Network()`` the fake
 one; the snippet's text is run unchanged): the fetches reach a loopback TLS server, the search
 goes to a fake Gateway named by the environment, the OpenAI adapter's model is a scripted
-chat-completions server on loopback.
+chat-completions server on loopback. The examples of docs/ (and the README's TOML and shell
+blocks) are checked by ``tests/test_doc_examples.py``.
 """
 
 from __future__ import annotations

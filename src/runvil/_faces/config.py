@@ -199,12 +199,14 @@ def _as_packs(value: Any, where: str) -> tuple[str, ...]:
 def _as_ca_bundle(value: Any, where: str) -> str:
     """The path of a readable PEM file of CA certificates (read now, so a bad one stops the
     command before anything runs)."""
-    from runvil._net.trust import CaBundleError, check_ca_bundle
+    from runvil.web._fetch.policy import FetchPolicy
 
     try:
-        return check_ca_bundle(value)
-    except CaBundleError as err:
+        path = FetchPolicy(ca_bundle=value).ca_bundle  # the policy reads and checks the file
+    except ValueError as err:
         raise ConfigError(f"{where}: {err}") from None
+    assert path is not None
+    return path
 
 
 # -- the settings table ------------------------------------------------------------------------

@@ -72,6 +72,11 @@ def watch_blocked() -> Iterator[list[tuple[str, str, str]]]:
         logger.setLevel(level)
 
 
+#: How ``runvil.net``'s debug line for a refused server certificate starts (its arguments: host,
+#: port, the verifier's reason, its verify code).
+_UNTRUSTED_PREFIX = "TLS certificate of "
+
+
 class _Certificates(logging.Handler):
     """Keeps each ``(host, port, reason, verify code)`` ``runvil.net`` reports as a refused
     server certificate."""
@@ -81,9 +86,10 @@ class _Certificates(logging.Handler):
         self.seen: list[tuple[str, str, str, object]] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        from runvil._net.connector import UNTRUSTED_LINE
-
-        if record.msg == UNTRUSTED_LINE and isinstance(record.args, tuple):
+        if (
+            isinstance(record.msg, str) and record.msg.startswith(_UNTRUSTED_PREFIX)
+            and isinstance(record.args, tuple) and len(record.args) == 4
+        ):
             host, port, reason, code = record.args
             self.seen.append((str(host), str(port), str(reason), code))
 

@@ -219,10 +219,12 @@ def wire(
     if ca_bundle is not None:
         # The company CA is trusted by every request of this configuration (fetches, robots.txt,
         # search providers, model endpoints), not only by the fetch policy's own.
-        from runvil._net.network import with_ca_bundle
         from runvil.web import Network
 
-        network = with_ca_bundle(network if network is not None else Network(), ca_bundle)
+        trusting = network if network is not None else Network()
+        if trusting.ca_bundle != ca_bundle:
+            trusting = dataclasses.replace(trusting, ca_bundle=ca_bundle)
+        network = trusting
     return Wiring(
         config,
         network=network,

@@ -1,4 +1,5 @@
-"""The MCP server face: ``web_fetch`` and ``web_search`` for any MCP client.
+"""The MCP server face: ``web_fetch`` and ``web_search`` for any MCP client, and the tools of
+any installed Pack it is told to serve (``--tools``, ``--packs``).
 
 Built on the ``mcp`` SDK's low-level :class:`mcp.server.Server` rather than ``MCPServer``,
 because the high-level server derives schemas from type hints (adding titles and defaults the
@@ -473,9 +474,9 @@ def pack_selection(config: Config) -> PackSelection:
     return PackSelection(plugins=plugins, packs=packs, tools=tools)
 
 
-def served_names(host: Host, config: Config, web: Collection[str], chosen: PackSelection) -> (
-    frozenset[str] | None
-):
+def served_names(
+    host: Host, config: Config, web: Collection[str], chosen: PackSelection
+) -> frozenset[str] | None:
     """The tool names ``runvil mcp`` serves from ``host`` (``None``: every tool, the web
     tools alone as before). Raises :class:`ConfigError` for a ``--tools`` name no loaded Pack
     has, listing the names there are."""
@@ -498,7 +499,9 @@ def served_names(host: Host, config: Config, web: Collection[str], chosen: PackS
 
 
 async def serve(wiring: Wiring, *, http: tuple[str, int] | None = None) -> None:
-    """``runvil mcp``: serve the configured web tools over stdio or streamable HTTP."""
+    """``runvil mcp``: serve the configured web tools, and the installed Packs' tools it is told
+    to, over stdio or streamable HTTP. Every tool goes through the same Host run, so envelope,
+    approval and error handling are the same for all."""
     config = wiring.config
     if config.approval == "ask":
         print(

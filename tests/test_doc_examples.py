@@ -37,6 +37,8 @@ from runvil._faces.config import load_config
 from runvil._net.network import Network
 from tests.faces_helpers import (
     ARTICLE_HTML,
+    GATEWAY_KEY,
+    GATEWAY_URL,
     REPO,
     child_env,
     serve_gateway,
@@ -201,9 +203,8 @@ async def web_of_docs(
                  ssl_context or fake.ssl_context, ca_bundle)
 
     monkeypatch.setattr(Network, "__init__", fake_by_default)
-    for key, value in child_env(Path(os.devnull), Path(os.devnull)).items():
-        if key.startswith("RUNVIL_SEARCH_GATEWAY"):
-            monkeypatch.setenv(key, value)
+    monkeypatch.setenv("RUNVIL_SEARCH_GATEWAY_URL", GATEWAY_URL)
+    monkeypatch.setenv("RUNVIL_SEARCH_GATEWAY_KEY", GATEWAY_KEY)
     monkeypatch.setenv("RUNVIL_SEARCH_PROVIDER", "gateway")
     return internet
 

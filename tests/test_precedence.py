@@ -189,3 +189,17 @@ def test_a_model_role(tmp_path: Path) -> None:
         ("openai:env", "env:RUNVIL_MODEL_WRITER"),
         ("openai:flag", "flag"),
     ]
+
+
+def test_the_network_flags_are_on_fetch_run_mcp_and_config_and_repeatable() -> None:
+    from runvil._faces.cli import cli
+
+    for name, command in cli.commands.items():
+        options = {opt: param for param in command.params for opt in param.opts}
+        network = ("--private-host", "--allow-domain", "--block-domain")
+        if name in ("fetch", "run", "mcp", "config"):
+            assert all(options[flag].multiple for flag in network), name
+        else:
+            assert not set(network) & set(options), name
+        assert "--ca-bundle" in options, name
+        assert ("--packs" in options) == (name in ("mcp", "config")), name

@@ -7,8 +7,8 @@ other, ``--repeat`` times (default 7); the figures are the medians (and the spre
 - **MB/s**: the file's size over that CPU time.
 
 The runvil side is :func:`runvil.web._fetch._pdfworker.convert`, the very function the worker
-process runs (open, every page's text, cleaning, the ``## Page N`` headings), with no page or
-character limit; the pypdf side is ``PdfReader(...).pages[i].extract_text()`` for every page.
+process runs (open, every page's text, cleaning), with no page or character limit; the pypdf
+side is ``PdfReader(...).pages[i].extract_text()`` for every page.
 Then the whole path a fetch takes is timed too: :func:`runvil.web._fetch.pdf.convert_pdf`, which
 ships the bytes to a warm worker process and reads the text back (wall time, since the work is
 in the child), and the one-time cost of starting a worker.
@@ -69,7 +69,7 @@ def pdfium_text(data: bytes) -> tuple[int, int]:
 
     reply = convert(data, 1 << 30, 1 << 40)
     assert reply["status"] == "ok", reply
-    return reply["text"].count("## Page "), len(reply["text"])
+    return len(reply["pages"]), sum(len(page) for page in reply["pages"])
 
 
 def pypdf_text(data: bytes) -> tuple[int, int]:

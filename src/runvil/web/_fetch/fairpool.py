@@ -17,7 +17,7 @@ Host run, an MCP session), and the threads serve runs, not arrivals:
 
 So a run's queued jobs wait for other runs' work only as long as those runs have been served
 less, and never behind more than one job of any run already running. Threads start when work
-arrives, are daemons, and end after a minute without work.
+arrives, are daemons, and end after a minute without work (or never, if the pool says so).
 """
 
 from __future__ import annotations
@@ -71,7 +71,13 @@ class _Run:
 class FairPool:
     """``threads`` threads running callables for runs, fairly between runs (module docstring)."""
 
-    def __init__(self, threads: int, name: str, per_run: int = 1) -> None:
+    def __init__(
+        self, threads: int, name: str, per_run: int = 1,
+        idle_seconds: float | None = _IDLE_SECONDS,
+    ) -> None:
+        """``idle_seconds``: how long a thread waits for work before it ends (None: never, for
+        threads that own something of their own, such as a worker process)."""
+        self._idle_seconds = idle_seconds
         self._threads = threads
         self._name = name
         self._per_run = per_run
@@ -136,7 +142,7 @@ class FairPool:
                 picked = self._next()
                 while picked is None:
                     self._idle += 1
-                    woken = self._work.wait(_IDLE_SECONDS)
+                    woken = self._work.wait(self._idle_seconds)
                     self._idle -= 1
                     picked = self._next()
                     if picked is None and not woken:

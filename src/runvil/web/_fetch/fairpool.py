@@ -90,7 +90,6 @@ class FairPool:
         self._virtual = 0.0
         self._seq = itertools.count()
         self._live = 0
-        self._idle = 0
 
     def submit(
         self, run: RunScope, call: Callable[[], T], size: float = 0.0
@@ -105,13 +104,13 @@ class FairPool:
                 state = self._runs[run] = _Run()
             state.queue.append(_Job(call, future, size, next(self._seq)))
             self._waiting[run] = state
-            if self._idle:
-                self._work.notify()
-            elif self._live < self._threads:
+            if self._live < self._threads:
                 self._live += 1
                 threading.Thread(
                     target=self._serve, name=f"{self._name}-{self._live}", daemon=True
                 ).start()
+            else:
+                self._work.notify_all()
         return future
 
     def _next(self) -> tuple[_Run, _Job, float] | None:
@@ -141,9 +140,7 @@ class FairPool:
             with self._lock:
                 picked = self._next()
                 while picked is None:
-                    self._idle += 1
                     woken = self._work.wait(self._idle_seconds)
-                    self._idle -= 1
                     picked = self._next()
                     if picked is None and not woken:
                         self._live -= 1

@@ -38,7 +38,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from runvil._tools import RunScope
 from runvil.web._fetch import _pdfworker, failures
@@ -46,7 +46,7 @@ from runvil.web._fetch.content import BodyKind
 from runvil.web._fetch.continuation import Held
 from runvil.web._fetch.fairpool import FairPool
 from runvil.web._fetch.http import Page
-from runvil.web._fetch.pagetext import cut_text, pdf_text
+from runvil.web._fetch.pagetext import PageText, cut_text, pdf_text
 
 __all__ = ["PDF_WORKERS", "WORKER_CPU_SECONDS", "WORKER_MEMORY", "convert_pdf"]
 
@@ -86,9 +86,9 @@ async def convert_pdf(
         + page.body,
         reply_cap=(char_limit + _pdfworker.LOOKAHEAD) * _REPLY_BYTES_PER_CHAR + _REPLY_MARGIN,
     )
-    future = _pool.submit(run or RunScope(), lambda: _run_job(job), len(page.body))
+    future = _pool.submit(run or RunScope(), lambda: _convert(job, char_limit), len(page.body))
     try:
-        reply = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+        converted = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
     except TimeoutError:
         future.cancel()
         job.kill()
@@ -97,8 +97,29 @@ async def convert_pdf(
         future.cancel()
         job.kill()  # the call was cancelled: so is the conversion
         raise
+    if isinstance(converted, _Converted):
+        return Held(page.target.href, converted.text, "pdf", converted.cut)
+    if converted == "encrypted":
+        return failures.pdf_encrypted(display).text
+    if converted == "damaged":
+        return failures.pdf_damaged(display).text
+    if converted == "no-text":
+        return failures.pdf_no_text(display).text
+    return failures.pdf_over_limits(display).text  # killed, out of limits or out of protocol
+
+
+class _Converted(NamedTuple):
+    text: PageText
+    cut: bool
+
+
+def _convert(job: _Job, char_limit: int) -> _Converted | str | None:
+    """Run ``job`` and make its text, in the pool thread: escaping up to the hold limit's 8 Mi
+    characters is seconds of work, which belongs to the run's share of the pool, not to the
+    event loop. A failure is the worker's status, or None for a worker that failed."""
+    reply = _run_job(job)
     if reply is None:  # killed, crashed (out of memory) or out of protocol
-        return failures.pdf_over_limits(display).text
+        return None
     status = reply.get("status")
     if status == "ok":
         pages, more = reply.get("pages"), reply.get("cut")
@@ -108,15 +129,9 @@ async def convert_pdf(
             and isinstance(more, bool)
         ):
             text = pdf_text(pages)
-            return Held(page.target.href, cut_text(text, char_limit), "pdf",
-                        more or len(text) > char_limit)
-    if status == "encrypted":
-        return failures.pdf_encrypted(display).text
-    if status == "damaged":
-        return failures.pdf_damaged(display).text
-    if status == "no-text":
-        return failures.pdf_no_text(display).text
-    return failures.pdf_over_limits(display).text  # "over-limits", or a reply out of protocol
+            return _Converted(cut_text(text, char_limit), more or len(text) > char_limit)
+        return None
+    return status if isinstance(status, str) else None
 
 
 # -- the workers -----------------------------------------------------------------------------

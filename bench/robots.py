@@ -4,7 +4,8 @@ A hostile run fetches a page from each of K sites at once (``--runs one``: all K
 one session would; ``--runs each``: each site in a run of its own, as K sessions would), every
 site serving a 512 KiB robots.txt of the chosen shape; a moment later (0.05 s) an innocent run
 fetches one page from its own site, whose robots.txt is 64 KiB of ordinary rules (a big site's
-file, over the 16 KiB parsed on the event loop). Measured: the innocent fetch's wall time, and
+file, over the 16 KiB parsed on the event loop). A warm-up fetch from a site with a two-line
+file comes first (imports, the connection pool). Measured: the innocent fetch's wall time, and
 the whole scene's. The server is an ``aiohttp.web`` app in its own process on loopback (TLS, the
 fetch's injected resolver and route map); each measurement runs in a fresh client process,
 ``--repeat`` times (default 3), medians.
@@ -76,10 +77,13 @@ def serve(cert_file: str, shape: str, agents_kib: int) -> None:
     from aiohttp import web
 
     size = agents_kib * 1024 if shape == "agents" else CAP
-    files = {"hostile": hostile_file(shape, size), "innocent": innocent_file()}
+    files = {
+        "hostile": hostile_file(shape, size), "innocent": innocent_file(),
+        "warm": b"User-agent: *\nDisallow: /private/\n",
+    }
 
     async def robots(request: web.Request) -> web.Response:
-        kind = "innocent" if request.host.startswith("innocent") else "hostile"
+        kind = request.host.split("-")[0].split(".")[0]
         return web.Response(body=files[kind], content_type="text/plain")
 
     async def page(request: web.Request) -> web.Response:

@@ -7,8 +7,8 @@ other, ``--repeat`` times (default 7); the figures are the medians (and the spre
 - **MB/s**: the file's size over that CPU time.
 
 The runvil side is :func:`runvil.web._fetch._pdfworker.convert`, the very function the worker
-process runs (open, every page's text, cleaning, the ``## Page N`` headings), with no page or
-character limit; the pypdf side is ``PdfReader(...).pages[i].extract_text()`` for every page.
+process runs (open, every page's text, cleaning), with no page or character limit; the pypdf
+side is ``PdfReader(...).pages[i].extract_text()`` for every page.
 Then the whole path a fetch takes is timed too: :func:`runvil.web._fetch.pdf.convert_pdf`, which
 ships the bytes to a warm worker process and reads the text back (wall time, since the work is
 in the child), and the one-time cost of starting a worker.
@@ -18,6 +18,14 @@ prose, Helvetica, compressed content streams), and the two TeX-made manuals Debi
 under ``/usr/share/doc`` when they are present (embedded Type 1 fonts, real layout).
 
 Usage: ``python bench/pdf.py [--repeat N] [--json]`` (needs the ``bench`` extra for pypdf).
+
+``--bombs B [B ...]`` measures something else: what inflation bombs cost another caller. A
+hostile run (``--runs one``; ``each``: every bomb in a run of its own) starts B conversions of a
+bomb (one page naming a 16 MiB compressed stream 40 times: 17 KB that inflate to 640 MiB), and
+0.05 s later an innocent run converts a one-page PDF; the innocent conversion's wall time and
+outcome, and the whole scene's time, through :func:`~runvil.web._fetch.pdf.convert_pdf` with the
+fetch's default limits (20 s), workers warm, ``--repeat`` times, medians. To measure another
+checkout: ``PYTHONPATH=DIR/src python bench/pdf.py --bombs ...``.
 """
 
 from __future__ import annotations
@@ -69,7 +77,7 @@ def pdfium_text(data: bytes) -> tuple[int, int]:
 
     reply = convert(data, 1 << 30, 1 << 40)
     assert reply["status"] == "ok", reply
-    return reply["text"].count("## Page "), len(reply["text"])
+    return len(reply["pages"]), sum(len(page) for page in reply["pages"])
 
 
 def pypdf_text(data: bytes) -> tuple[int, int]:
@@ -132,11 +140,80 @@ def through_worker(data: bytes, repeat: int) -> dict[str, float]:
     return asyncio.run(run())
 
 
+def bombs(counts: list[int], runs: str, repeat: int) -> list[dict[str, Any]]:
+    """The ``--bombs`` scenes (module docstring)."""
+    import inspect
+
+    from tests.fixtures.pdfs import inflating_pdf, text_pdf
+
+    from runvil._tools import RunScope
+    from runvil.web._fetch import pdf
+    from runvil.web._fetch.admission import admit_url
+    from runvil.web._fetch.content import BodyKind
+    from runvil.web._fetch.http import Page
+
+    fair = "run" in inspect.signature(pdf.convert_pdf).parameters
+    prefix = "the PDF from https://bench.example/file.pdf "
+    bomb = inflating_pdf(40 * 16 * 2**20)
+    small = text_pdf(["A one-page report."])
+
+    async def convert(body: bytes, run: RunScope) -> tuple[float, str]:
+        page = Page(admit_url("https://bench.example/file.pdf"), BodyKind.PDF, None, body)
+        extra: dict[str, Any] = {"run": run} if fair else {}
+        began = time.perf_counter()
+        held = await pdf.convert_pdf(page, max_pages=200, char_limit=40_001, timeout=20.0,
+                                     **extra)
+        outcome = held if isinstance(held, str) else "ok: " + held.text
+        return time.perf_counter() - began, outcome
+
+    async def scene(count: int) -> dict[str, Any]:
+        await asyncio.gather(convert(small, RunScope()), convert(small, RunScope()))  # warm
+        hostile = RunScope()
+
+        async def innocent() -> tuple[float, str]:
+            await asyncio.sleep(0.05)
+            return await convert(small, RunScope())
+
+        began = time.perf_counter()
+        *hostile_results, (took, outcome) = await asyncio.gather(
+            *(convert(bomb, hostile if runs == "one" else RunScope()) for _ in range(count)),
+            innocent(),
+        )
+        return {"innocent_s": took, "innocent": outcome[:60],
+                "scene_s": time.perf_counter() - began,
+                "bombs": sorted({text.replace(prefix, "")[:36] for _, text in hostile_results})}
+
+    rows = []
+    for count in counts:
+        samples = [asyncio.run(scene(count)) for _ in range(repeat)]
+        rows.append({
+            "bombs": count, "innocent_s": statistics.median(s["innocent_s"] for s in samples),
+            "innocent_max_s": max(s["innocent_s"] for s in samples),
+            "scene_s": statistics.median(s["scene_s"] for s in samples),
+            "innocent": sorted({s["innocent"] for s in samples}),
+            "bomb_outcomes": sorted({o for s in samples for o in s["bombs"]}),
+        })
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--bombs", type=int, nargs="+")
+    parser.add_argument("--runs", default="one", choices=("one", "each"))
     args = parser.parse_args()
+    if args.bombs:
+        rows = bombs(args.bombs, args.runs, args.repeat)
+        if args.json:
+            print(json.dumps(rows, indent=2))
+            return
+        print(f"bombs in {args.runs} run(s), {args.repeat} repetitions, medians")
+        for row in rows:
+            print(f"{row['bombs']:2d} bombs: innocent {row['innocent_s']:6.2f} s "
+                  f"(max {row['innocent_max_s']:.2f}) {row['innocent']}; scene "
+                  f"{row['scene_s']:.2f} s; bombs {row['bomb_outcomes']}")
+        return
 
     import pypdf
     import pypdfium2

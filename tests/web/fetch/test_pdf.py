@@ -8,7 +8,6 @@ whole guarded path and converted by the worker process, as in production.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import sys
 import zlib
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from runvil.web._fetch import pdf as pdf_module
 from runvil.web._fetch.admission import admit_url
 from runvil.web._fetch.content import BodyKind
 from runvil.web._fetch.continuation import Held
+from runvil.web._fetch.fairpool import FairPool
 from runvil.web._fetch.http import Page
 from tests.fixtures.pdfs import encrypted_pdf, image_only_pdf, inflating_pdf, text_pdf
 from tests.web.fetch.conftest import FetchFactory, SiteFactory
@@ -239,7 +239,7 @@ class KillRecorder:
                 super().kill()
 
         stall = "import sys, time; sys.stdin.buffer.read(1); time.sleep(600)"
-        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        self.pool = FairPool(1, "test-pdf", idle_seconds=None)
         monkeypatch.setattr(pdf_module, "_Job", Recorded)
         monkeypatch.setattr(pdf_module, "_pool", self.pool)
         monkeypatch.setattr(pdf_module, "_worker_command", lambda: [sys.executable, "-c", stall])
@@ -250,7 +250,7 @@ class KillRecorder:
             await asyncio.sleep(0.01)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True)
+        pass
 
 
 @pytest.fixture

@@ -8,10 +8,13 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from runvil import ToolError
 from runvil.web import FetchPolicy
 from runvil.web._fetch.robots import ALLOW_ALL, DISALLOW_ALL, parse_rules, product_token
+from runvil.web._fetch.robotsgroup import MAX_WILDCARD_RULES, select_group
 from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import (
     FetchFactory,
@@ -352,3 +355,97 @@ def test_product_tokens() -> None:
 def test_the_fixed_verdicts() -> None:
     assert ALLOW_ALL.allows("https://example.com/x")
     assert not DISALLOW_ALL.allows("https://example.com/x")
+
+
+# -- a caller's cost is small and its own ----------------------------------------------------------
+
+
+def whole_file_protego(text: str, token: str) -> Any:
+    """What the rules were before the group was selected first: Protego on the whole file,
+    asked with the token when some group names it exactly, else ``*``."""
+    from protego import Protego
+
+    from runvil.web._fetch.robots import _AGENT_LINE
+
+    named = any(
+        match.group(1).strip().lower() == token.lower() for match in _AGENT_LINE.finditer(text)
+    )
+    parser = Protego.parse(text)
+    return lambda url: parser.can_fetch(url, token if named else "*")
+
+
+LINES = st.sampled_from([
+    "User-agent: *", "user-agent: harness-webfetch", "User-Agent: other", "useragent: *",
+    "user agent harness-webfetch", "User-agent: harness-webfetch*", "User-agent: *harness",
+    "User-agent:", "Disallow: /a", "disallow /b", "Dissallow: /c", "Allow: /a/b", "allow /b/x",
+    "Disallow: /*.pdf$", "Disallow: /d$", "Allow: /a/index.html", "Disallow:", "Allow:",
+    "Sitemap: https://example.com/s.xml", "Host: example.com", "Crawl-delay: 5",
+    "Unknown: field", "garbage line", "# comment", "", "Disallow: /e # trailing comment",
+    "  Disallow :  /f  ", "Disallow: /caf%C3%A9", "Disallow: /g:h", "foo:bar", "Allow: /",
+])
+PATHS = ["/a", "/a/b", "/b", "/b/x", "/c", "/d", "/d/e", "/e", "/f", "/file.pdf",
+         "/caf%C3%A9", "/g:h", "/", "/robots.txt", "/a/"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LINES, max_size=14))
+def test_the_selected_group_reads_as_protego_reads_the_whole_file(lines: list[str]) -> None:
+    text = "\n".join(lines) + "\n"
+    token = "harness-webfetch"
+    before = whole_file_protego(text, token)
+    rules = parse_rules(text, token)
+    assert [rules.allows("https://example.com" + path) for path in PATHS] == [
+        before("https://example.com" + path) for path in PATHS
+    ]
+
+
+def test_many_agents_over_many_rules_keep_one_copy_of_the_rules() -> None:
+    """The shape that grew with agents x rules: only the rules of the group that applies reach
+    Protego, once each, however many agents the group names."""
+    agents = "".join(f"User-agent: bot{i}\n" for i in range(2000))
+    rules = "".join(f"Disallow: /p{i}\n" for i in range(2000))
+    group = select_group("User-agent: *\n" + agents + rules, "*")
+    assert group.rules == 2000
+    assert group.text == "user-agent: *\n" + rules.replace("Disallow", "disallow")
+    assert select_group(agents + rules, "*").rules == 0
+    assert not allows("User-agent: *\n" + agents + rules, "/p1999")
+    assert allows(agents + rules, "/p1999")
+
+
+def test_a_group_with_too_many_wildcard_rules_is_not_evaluated() -> None:
+    at_cap = "User-agent: *\n" + "".join(f"Disallow: /*x{i}\n" for i in range(MAX_WILDCARD_RULES))
+    assert not allows(at_cap, "/a/x7")
+    assert allows(at_cap, "/a/y")
+    over = at_cap + "Disallow: /*last\n"
+    assert parse_rules(over, "harness-webfetch") is DISALLOW_ALL
+    # Rules without a wildcard, and other groups' wildcards, do not count.
+    assert allows(at_cap + "Disallow: /plain\n" * 100, "/a/y")
+    assert allows("User-agent: other\n" + over[len("User-agent: *\n"):], "/a/y")
+
+
+async def test_big_files_are_parsed_for_the_run_of_the_call(
+    monkeypatch: pytest.MonkeyPatch, make_fetch: FetchFactory, site: SiteFactory
+) -> None:
+    """A file over 16 KiB is parsed on the fair pool, queued under the run the call belongs to
+    (so the pool can keep one run's files from queueing another's)."""
+    from runvil._tools import RunScope, current_run
+    from runvil.web._fetch import robots as robots_module
+
+    seen: list[tuple[RunScope, float]] = []
+    pool = robots_module._parse_pool
+
+    class Recording:
+        def submit(self, run: RunScope, call: Any, size: float = 0.0) -> Any:
+            seen.append((run, size))
+            return pool.submit(run, call, size)
+
+    monkeypatch.setattr(robots_module, "_parse_pool", Recording())
+    body = "User-agent: *\nDisallow: /docs/\n" + "# padding\n" * 2000
+    await site(robots_site(body=body))
+    run = RunScope()
+    token = current_run.set(run)
+    try:
+        assert await make_fetch(ROBOTS).call({"url": PAGE}) == disallowed(PAGE)
+    finally:
+        current_run.reset(token)
+    assert seen == [(run, len(body))]

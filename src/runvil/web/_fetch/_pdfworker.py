@@ -6,27 +6,32 @@ inflates to gigabytes (measured: a 1 MB file, 18 s of CPU and 1.9 GB of memory b
 page's text was out). A thread running that could be neither stopped nor capped; a process can
 be killed the moment its time is up (:mod:`runvil.web._fetch.pdf` does) and is started with an
 address-space limit, so a bomb ends as an out-of-memory failure of one child, never of the
-server.
+server. Each job also has a CPU budget (``RLIMIT_CPU``, raised by the budget before each job):
+a conversion past it is ended by the kernel (``SIGXCPU``) long before the call's own time is up,
+so a bomb holds a worker for seconds of CPU, not for the whole time limit.
 
 The protocol, over the child's stdin and stdout (nothing else ever writes to that stdout: the
 file descriptor pdfium could print on is pointed at ``/dev/null``):
 
 - request: :data:`REQUEST` (``b"RVP1"``, page limit, character limit, body length), then the body;
-- reply: a 4-byte big-endian length, then that many bytes of JSON: ``{"status": "ok", "text":
-  ..., "cut": bool}``, or ``{"status": S}`` with S one of ``encrypted``, ``damaged``,
-  ``no-text``, ``over-limits``.
+- reply: a 4-byte big-endian length, then that many bytes of JSON: ``{"status": "ok", "pages":
+  [...], "cut": bool}`` (each page's text, raw: the parent escapes it and writes the headings),
+  or ``{"status": S}`` with S one of ``encrypted``, ``damaged``, ``no-text``, ``over-limits``.
 
 A worker serves jobs one at a time, exits on end of input, after :data:`IDLE_SECONDS` without a
 job, or after :data:`MAX_JOBS` jobs (so whatever pdfium leaks cannot pile up).
 
 The text of each page is cleaned (line ends to ``\\n``, control characters dropped, surrounding
-blank space trimmed) and put under a heading of its own, ``## Page N``, pages apart by a blank
-line: a model can tell the pages apart and cite them.
+blank space trimmed). Pages are sent until, counted as the parent writes them (each under a
+``## Page N`` heading, a blank line apart), they pass the character limit by
+:data:`LOOKAHEAD` (the last page is cut there): the parent's escaping of a character can depend
+on the characters after it, so the part it keeps is escaped as the whole text would be.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import struct
@@ -44,6 +49,8 @@ IDLE_SECONDS = 120.0
 MAX_JOBS = 100
 #: The largest body a request may carry (a little over any byte cap a policy would set).
 MAX_BODY = 1 << 30
+#: Characters sent past the character limit (see the module docstring).
+LOOKAHEAD = 4096
 
 # pdfium's document-loading error codes (fpdfview.h, FPDF_ERR_*).
 _ERR_PASSWORD = 4
@@ -53,9 +60,9 @@ _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff]")
 _LINE_ENDS = re.compile("\r\n?")
 
 
-def page_heading(number: int) -> str:
-    """The heading that opens page ``number`` (from 1) of a converted PDF."""
-    return f"## Page {number}"
+def heading_length(number: int) -> int:
+    """The length of the heading the parent writes over page ``number`` (``## Page N``)."""
+    return 8 + len(str(number))
 
 
 def clean(text: str) -> str:
@@ -81,22 +88,25 @@ def convert(body: bytes, max_pages: int, char_limit: int) -> dict[str, Any]:
 
 def _text(document: Any, max_pages: int, char_limit: int) -> dict[str, Any]:
     total = len(document)
-    parts: list[str] = []
-    length = 0
+    pages: list[str] = []
+    length = 0  # of the text the parent writes from the pages so far
+    wanted = char_limit + LOOKAHEAD
     has_text = False
     cut = total > max_pages
     for index in range(min(total, max_pages)):
         text = _page_text(document, index)
         has_text = has_text or bool(text)
-        part = page_heading(index + 1) + (f"\n\n{text}" if text else "")
-        length += len(part) + (2 if parts else 0)  # the length of the text joined so far
-        parts.append(part)
-        if length > char_limit:
+        length += (2 if pages else 0) + heading_length(index + 1)
+        if text:
+            text = text[: max(0, wanted - length - 2)]
+            length += 2 + len(text)
+        pages.append(text)
+        if length >= wanted:
             cut = True  # the caller keeps no more than char_limit characters
             break
     if not has_text:
         return {"status": "no-text"}
-    return {"status": "ok", "text": "\n\n".join(parts)[:char_limit], "cut": cut}
+    return {"status": "ok", "pages": pages, "cut": cut}
 
 
 def _page_text(document: Any, index: int) -> str:
@@ -132,6 +142,21 @@ def _limit_resources(memory: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
+def cpu_budget(seconds: int) -> None:
+    """Let the next job use ``seconds`` more CPU seconds (at least; the limit is in whole
+    seconds): past them the kernel sends ``SIGXCPU``, whose default action ends the process."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX system: the parent's kill at the deadline still holds
+        return
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    soft = math.ceil(usage.ru_utime + usage.ru_stime + seconds)
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+
 def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:
     chunks = []
     while size:
@@ -154,8 +179,9 @@ def _wait_for_input(stream: IO[bytes]) -> bool:
     return bool(readable)
 
 
-def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
-    """Answer requests until the input ends, the worker idles or has done its jobs."""
+def serve(requests: IO[bytes], replies: IO[bytes], cpu_seconds: int | None = None) -> None:
+    """Answer requests until the input ends, the worker idles or has done its jobs; each
+    conversion may use ``cpu_seconds`` of CPU (None: no limit of its own)."""
     for _ in range(MAX_JOBS):
         if not _wait_for_input(requests):
             return
@@ -168,6 +194,8 @@ def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
         body = _read_exactly(requests, length)
         if body is None:
             return
+        if cpu_seconds is not None:
+            cpu_budget(cpu_seconds)
         try:
             reply = convert(body, max_pages, char_limit)
         except MemoryError:
@@ -179,8 +207,9 @@ def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
 
 
 def main() -> None:
-    """The worker's entry point: ``argv[1]`` is the address-space limit in bytes."""
-    memory = int(sys.argv[1])
+    """The worker's entry point: ``argv[1]`` is the address-space limit in bytes, ``argv[2]``
+    the CPU seconds each conversion may use."""
+    memory, cpu_seconds = int(sys.argv[1]), int(sys.argv[2])
     _limit_resources(memory)
     requests = os.fdopen(0, "rb", buffering=0)  # unbuffered: select() sees every waiting byte
     replies = os.fdopen(os.dup(1), "wb", buffering=0)
@@ -189,7 +218,7 @@ def main() -> None:
     os.close(devnull)
     import pypdfium2  # noqa: F401  (loaded once, before the first job, while the parent waits)
 
-    serve(requests, replies)
+    serve(requests, replies, cpu_seconds)
 
 
 if __name__ == "__main__":

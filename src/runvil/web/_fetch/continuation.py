@@ -24,6 +24,7 @@ from runvil.web._fetch import failures
 from runvil.web._fetch.content import BodyKind, UnknownCharset, decode_body
 from runvil.web._fetch.extract import render_html
 from runvil.web._fetch.http import Page
+from runvil.web._fetch.pagetext import PageText, cut_text, rendered, verbatim
 from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.runstore import RunStore
 
@@ -42,8 +43,8 @@ class Held(NamedTuple):
 
     href: str
     """The final URL (query kept, fragment dropped): the ``url:`` line."""
-    text: str
-    """The whole text, or its first :func:`hold_limit` characters."""
+    text: PageText
+    """The whole text, or its first :func:`hold_limit` characters (escaped: :mod:`.pagetext`)."""
     extraction: str
     """The ``extraction:`` label: readability, raw-html, plain or pdf."""
     cut: bool
@@ -79,20 +80,18 @@ def hold_page(page: Page, raw: bool, limit: int, deadline: float | None = None) 
     """
     final = page.target
     try:
-        text = decode_body(page.body, page.charset)
+        body = decode_body(page.body, page.charset)
     except UnknownCharset as unknown:
         return failures.unknown_charset(final.display, unknown.label).text
     if page.kind is BodyKind.HTML:
-        text, extraction = render_html(
-            text, final.href, raw, max_chars=limit, deadline=deadline
+        markdown, extraction = render_html(
+            body, final.href, raw, max_chars=limit, deadline=deadline
         )
+        text = rendered(markdown)
     else:
-        extraction = "plain"
-    cut = page.cut_at_cap
-    if len(text) > limit:
-        text = text[:limit]
-        cut = True
-    return Held(final.href, text, extraction, cut)
+        text, extraction = verbatim(body), "plain"
+    cut = page.cut_at_cap or len(text) > limit
+    return Held(final.href, cut_text(text, limit), extraction, cut)
 
 
 def result_text(held: Held, start: int, max_chars: int, *, continuation: bool) -> str:

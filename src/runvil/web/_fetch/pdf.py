@@ -11,19 +11,26 @@ the byte cap (a prefix of a PDF is not a PDF).
 **Converting.** pdfium (through pypdfium2) runs in a child process, :mod:`._pdfworker`, that is
 started with an address-space limit and killed when the conversion's time is up: a hostile PDF
 can make pdfium spin for minutes or allocate gigabytes, and neither can be stopped in a thread.
-Workers are kept warm between conversions (starting one and loading pdfium costs about 0.2 s):
-each of the :data:`PDF_WORKERS` threads of this module's pool owns at most one worker process
-and hands it one job at a time, so at most that many conversions run at once in the process and
-the rest wait their turn. The time limit (the policy's ``timeout``, 20 s) covers the wait and
-the conversion together, so under any load a call is answered in time. A worker that was killed,
-crashed or answered out of protocol is discarded, and the next job starts a new one.
+Each conversion also has a CPU budget of its own, :data:`WORKER_CPU_SECONDS`, enforced by the
+kernel in the worker (``RLIMIT_CPU``), well under the call's time. Workers are kept warm between
+conversions (starting one and loading pdfium costs about 0.2 s): each of the :data:`PDF_WORKERS`
+threads of this module's pool owns at most one worker process and hands it one job at a time.
+The pool is shared fairly between runs (:mod:`.fairpool`): a run converts one PDF at a time, and
+the least served run goes next, so one run's bombs hold at most one worker, for at most the CPU
+budget each, and never queue another run's PDF behind them. The time limit (the policy's
+``timeout``, 20 s) covers the wait and the conversion together, so under any load a call is
+answered in time. A worker that was killed, crashed or answered out of protocol is discarded,
+and the next job starts a new one.
+
+**Escaped.** The worker sends each page's raw text; :func:`~.pagetext.pdf_text` writes the
+headings and escapes every line exactly as a line of a rendered page's text is escaped, so a PDF
+cannot write a link, an image, HTML or a fake ``## Page`` heading into the result.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
-import concurrent.futures
 import contextlib
 import importlib.util
 import json
@@ -31,17 +38,23 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
+from runvil._tools import RunScope
 from runvil.web._fetch import _pdfworker, failures
 from runvil.web._fetch.content import BodyKind
 from runvil.web._fetch.continuation import Held
+from runvil.web._fetch.fairpool import FairPool
 from runvil.web._fetch.http import Page
+from runvil.web._fetch.pagetext import PageText, cut_text, pdf_text
 
-__all__ = ["PDF_WORKERS", "WORKER_MEMORY", "convert_pdf"]
+__all__ = ["PDF_WORKERS", "WORKER_CPU_SECONDS", "WORKER_MEMORY", "convert_pdf"]
 
 #: Conversions that run at once, per process (each in a worker process of its own).
 PDF_WORKERS = 2
+#: The CPU seconds one conversion may use (a fifth of the default 20 s time limit; a 400-page
+#: book of prose takes 0.3 s).
+WORKER_CPU_SECONDS = 4
 #: The address space one worker may use, in bytes. pdfium needs a few times a big PDF's size;
 #: a bomb that needs more fails inside the worker.
 WORKER_MEMORY = 1 << 30
@@ -53,10 +66,12 @@ _REPLY_MARGIN = 64 * 1024
 _U32 = 0xFFFFFFFF
 
 async def convert_pdf(
-    page: Page, *, max_pages: int, char_limit: int, timeout: float
+    page: Page, *, max_pages: int, char_limit: int, timeout: float, run: RunScope | None = None
 ) -> Held | str:
     """``page`` (a PDF) as text with one ``## Page N`` heading per page, at most ``max_pages``
     pages and ``char_limit`` characters of it; or the soft failure text naming the URL.
+    ``run`` is the run the conversion is for (None: a run of its own), which the pool is fair
+    between.
 
     Never raises for anything the PDF does. Cancelling the call kills the conversion.
     """
@@ -69,44 +84,66 @@ async def convert_pdf(
             _pdfworker.MAGIC, min(max_pages, _U32), min(char_limit, _U32), len(page.body)
         )
         + page.body,
-        reply_cap=char_limit * _REPLY_BYTES_PER_CHAR + _REPLY_MARGIN,
+        reply_cap=(char_limit + _pdfworker.LOOKAHEAD) * _REPLY_BYTES_PER_CHAR + _REPLY_MARGIN,
     )
-    future = _pool.submit(_run_job, job)
+    future = _pool.submit(run or RunScope(), lambda: _convert(job, char_limit), len(page.body))
     try:
-        reply = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+        converted = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
     except TimeoutError:
+        future.cancel()
         job.kill()
         return failures.pdf_over_limits(display).text
     except BaseException:
+        future.cancel()
         job.kill()  # the call was cancelled: so is the conversion
         raise
+    if isinstance(converted, _Converted):
+        return Held(page.target.href, converted.text, "pdf", converted.cut)
+    if converted == "encrypted":
+        return failures.pdf_encrypted(display).text
+    if converted == "damaged":
+        return failures.pdf_damaged(display).text
+    if converted == "no-text":
+        return failures.pdf_no_text(display).text
+    return failures.pdf_over_limits(display).text  # killed, out of limits or out of protocol
+
+
+class _Converted(NamedTuple):
+    text: PageText
+    cut: bool
+
+
+def _convert(job: _Job, char_limit: int) -> _Converted | str | None:
+    """Run ``job`` and make its text, in the pool thread: escaping up to the hold limit's 8 Mi
+    characters is seconds of work, which belongs to the run's share of the pool, not to the
+    event loop. A failure is the worker's status, or None for a worker that failed."""
+    reply = _run_job(job)
     if reply is None:  # killed, crashed (out of memory) or out of protocol
-        return failures.pdf_over_limits(display).text
+        return None
     status = reply.get("status")
     if status == "ok":
-        text, cut = reply.get("text"), reply.get("cut")
-        if isinstance(text, str) and isinstance(cut, bool):
-            return Held(page.target.href, text[:char_limit], "pdf", cut or len(text) > char_limit)
-    if status == "encrypted":
-        return failures.pdf_encrypted(display).text
-    if status == "damaged":
-        return failures.pdf_damaged(display).text
-    if status == "no-text":
-        return failures.pdf_no_text(display).text
-    return failures.pdf_over_limits(display).text  # "over-limits", or a reply out of protocol
+        pages, more = reply.get("pages"), reply.get("cut")
+        if (
+            isinstance(pages, list)
+            and all(isinstance(text, str) for text in pages)
+            and isinstance(more, bool)
+        ):
+            text = pdf_text(pages)
+            return _Converted(cut_text(text, char_limit), more or len(text) > char_limit)
+        return None
+    return status if isinstance(status, str) else None
 
 
 # -- the workers -----------------------------------------------------------------------------
 
-_pool = concurrent.futures.ThreadPoolExecutor(
-    max_workers=PDF_WORKERS, thread_name_prefix="runvil-pdf"
-)
+#: The threads, each owning at most one worker process for its whole life.
+_pool = FairPool(PDF_WORKERS, "runvil-pdf", idle_seconds=None)
 _local = threading.local()
 _workers: set[_Worker] = set()
 _workers_lock = threading.Lock()
 
 _BOOT = (
-    "import sys; sys.path[:0] = sys.argv[2:]; "
+    "import sys; sys.path[:0] = sys.argv[3:]; "
     "from runvil.web._fetch._pdfworker import main; main()"
 )
 
@@ -119,7 +156,10 @@ def _worker_command() -> list[str]:
     spec = importlib.util.find_spec("pypdfium2")
     if spec is not None and spec.origin is not None:
         roots.append(str(Path(spec.origin).resolve().parents[1]))
-    return [sys.executable, "-I", "-c", _BOOT, str(WORKER_MEMORY), *dict.fromkeys(roots)]
+    return [
+        sys.executable, "-I", "-c", _BOOT, str(WORKER_MEMORY), str(WORKER_CPU_SECONDS),
+        *dict.fromkeys(roots),
+    ]
 
 
 class _Worker:

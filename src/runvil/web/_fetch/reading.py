@@ -96,6 +96,7 @@ class Reading:
             max_pages=self.policy.pdf_max_pages,
             char_limit=char_limit,
             timeout=self.policy.timeout,
+            run=self.run_scope(),
         )
         if isinstance(held, str):
             return held

@@ -27,14 +27,20 @@ group whose user-agent line names the User-Agent's product token (case-insensiti
 such as ``harness`` for ``harness-webfetch``.)
 
 The rules of each site are kept for the run (:data:`ROBOTS`, bounded like the page store).
-Parsing a big robots.txt is pure Python work (about a second for 512 KiB of rules), so it runs on
-a small pool of its own, never on the event loop.
+
+**A caller's cost is small and its own.** Before Protego reads a file, one linear pass
+(:mod:`.robotsgroup`) keeps only the group that applies, so Protego parses at most the file's
+own rules once (no shape makes it grow faster than the file), and a group with more than
+:data:`~.robotsgroup.MAX_WILDCARD_RULES` rules with a ``*`` (each costs up to the URL's length
+to match) disallows everything instead of being evaluated. Parsing a big file is still pure
+Python work (up to about a second for 512 KiB of rules), so a file over 16 KiB is parsed, and
+matched, on two threads shared fairly between runs (:mod:`.fairpool`): one job per run at a
+time, the least served run first, so one run's hostile files never queue another run's.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import dataclasses
 import logging
 import re
@@ -48,10 +54,12 @@ from runvil._net import Network
 from runvil._tools import RunScope
 from runvil.web._fetch import failures
 from runvil.web._fetch.admission import TargetUrl, UrlRefused, admit_url
+from runvil.web._fetch.fairpool import FairPool
 from runvil.web._fetch.hosts import HostRules
 from runvil.web._fetch.http import Progress
 from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.redirects import fetch_page
+from runvil.web._fetch.robotsgroup import MAX_WILDCARD_RULES, select_group
 from runvil.web._fetch.runstore import RunStore
 
 __all__ = ["ROBOTS", "ROBOTS_CAP", "RobotsRules", "parse_rules", "product_token", "robots_check"]
@@ -66,41 +74,49 @@ ROBOTS_BUDGET = 32 * 1024 * 1024
 _BYTES_PER_SOURCE_BYTE = 64
 ROBOTS_ENTRIES = 4096
 ROBOTS_MAX_AGE = 600.0
-#: Files up to this size are matched on the event loop; bigger ones on the pool.
+#: Files up to this size are parsed on the event loop; bigger ones on the pool, where the URL
+#: that asked for the file is matched in the same job.
 _INLINE_SOURCE = 16 * 1024
+#: Rules are matched on the event loop when a group has at most this many (each costs a Python
+#: step; 1,024 about a millisecond)...
+_INLINE_RULES = 1024
+#: ...and at most this many with a ``*`` (each costs up to the URL's length: 16 at most about
+#: 0.6 ms against an 8,192-character URL); other groups are matched on the pool.
+_INLINE_WILDCARDS = 16
 
-_parse_pool = concurrent.futures.ThreadPoolExecutor(
-    max_workers=1, thread_name_prefix="runvil-robots"
-)
+#: Parsing and matching of big files, fairly between runs (one job per run at a time).
+_parse_pool = FairPool(2, "runvil-robots")
 _TOKEN = re.compile(r"[A-Za-z_-]+")
 _AGENT_LINE = re.compile(
     r"^[ \t]*user[- ]?agent[ \t]*(?::[ \t]*|[ \t]+)([^#\r\n]*)", re.IGNORECASE | re.MULTILINE
 )
-#: The user agent Protego is asked about when no group names the product token: no group name
-#: can be found inside it, so only the ``*`` group applies.
+#: The user agent Protego is asked about, and the group name when no group names the product
+#: token: Protego is given only the group that applies, under this name (:mod:`.robotsgroup`).
 _ANY_AGENT = "*"
 
 
 class RobotsRules:
     """What one site's robots.txt allows the fetch's product token."""
 
-    __slots__ = ("_agent", "_parser", "size", "verdict")
+    __slots__ = ("_parser", "inline", "size", "verdict")
 
     def __init__(
-        self, verdict: bool | None, parser: Protego | None = None, agent: str = "", size: int = 0
+        self, verdict: bool | None, parser: Protego | None = None, size: int = 0,
+        inline: bool = True,
     ) -> None:
         self.verdict = verdict
         """True: everything allowed; False: everything disallowed; None: ask the parser."""
         self._parser = parser
-        self._agent = agent
         self.size = size
         """The bytes these rules are counted as in :data:`ROBOTS`."""
+        self.inline = inline
+        """Matching is cheap enough for the event loop."""
 
     def allows(self, href: str) -> bool:
         if self.verdict is not None:
             return self.verdict
         assert self._parser is not None
-        return bool(self._parser.can_fetch(href, self._agent))
+        return bool(self._parser.can_fetch(href, _ANY_AGENT))
 
 
 ALLOW_ALL = RobotsRules(True, size=256)
@@ -121,21 +137,30 @@ def product_token(user_agent: str) -> str | None:
 
 def parse_rules(text: str, token: str | None) -> RobotsRules:
     """The rules ``text`` sets for ``token`` (RFC 9309 2.2.1 chooses the group)."""
-    agent = _ANY_AGENT
+    name = _ANY_AGENT
     if token is not None:
         wanted = token.lower()
         for match in _AGENT_LINE.finditer(text):
             if match.group(1).strip().lower() == wanted:
-                agent = token
+                name = wanted
                 break
+    group = select_group(text, name)
+    if group.wildcards > MAX_WILDCARD_RULES:
+        logger.warning("robots.txt has %d rules with a wildcard for this agent (at most %d are "
+                       "evaluated); treating it as disallowing everything",
+                       group.wildcards, MAX_WILDCARD_RULES)
+        return DISALLOW_ALL
+    if not group.rules:
+        return ALLOW_ALL
     try:
-        parser = Protego.parse(text)
+        parser = Protego.parse(group.text)
     except Exception:  # Protego reads any text; should it fail, the rules could not be read
         logger.warning("robots.txt could not be parsed; treating it as disallowing everything",
                        exc_info=True)
         return DISALLOW_ALL
-    size = _BYTES_PER_SOURCE_BYTE * len(text) + 4096
-    return RobotsRules(None, parser, agent, size)
+    size = _BYTES_PER_SOURCE_BYTE * len(group.text) + 4096
+    inline = group.rules <= _INLINE_RULES and group.wildcards <= _INLINE_WILDCARDS
+    return RobotsRules(None, parser, size, inline)
 
 
 def robots_check(
@@ -152,13 +177,20 @@ def robots_check(
     async def check(target: TargetUrl) -> None:
         key = (target.scheme, target.host, target.port)
         rules = ROBOTS.get(scope, key)
+        allowed: bool | None = None
         if rules is None:
-            rules = await _load(session, network, policy, target, token, host_rules)
+            rules, allowed = await _load(
+                session, network, policy, target, token, scope, host_rules
+            )
             ROBOTS.put(scope, key, rules, rules.size)
-        if rules.size > _INLINE_SOURCE * _BYTES_PER_SOURCE_BYTE:
-            allowed = await asyncio.wrap_future(_parse_pool.submit(rules.allows, target.href))
-        else:
+        if allowed is not None:
+            pass  # matched where the file was parsed
+        elif rules.inline:
             allowed = rules.allows(target.href)
+        else:
+            allowed = await asyncio.wrap_future(
+                _parse_pool.submit(scope, lambda: rules.allows(target.href), rules.size)
+            )
         if not allowed:
             raise failures.robots_disallowed(target.display)
 
@@ -171,9 +203,27 @@ async def _load(
     policy: FetchPolicy,
     target: TargetUrl,
     token: str | None,
+    scope: RunScope,
     host_rules: HostRules | None = None,
-) -> RobotsRules:
-    """Fetch and read the robots.txt of ``target``'s site (the module docstring's table)."""
+) -> tuple[RobotsRules, bool | None]:
+    """Fetch and read the robots.txt of ``target``'s site (the module docstring's table); and,
+    for a file parsed on the pool, whether it allows ``target`` (matched in the same job, so a
+    fetch waits for the pool once), else None."""
+    rules = await _load_rules(session, network, policy, target, token, scope, host_rules)
+    if isinstance(rules, RobotsRules):
+        return rules, None
+    return rules
+
+
+async def _load_rules(
+    session: aiohttp.ClientSession,
+    network: Network,
+    policy: FetchPolicy,
+    target: TargetUrl,
+    token: str | None,
+    scope: RunScope,
+    host_rules: HostRules | None = None,
+) -> RobotsRules | tuple[RobotsRules, bool]:
     origin = target.href[: len(target.href) - len(target.path_and_query)]
     try:
         robots_url = admit_url(f"{origin}/robots.txt", host_rules)
@@ -201,4 +251,9 @@ async def _load(
     text = page.body.decode("utf-8-sig", "replace")
     if len(text) <= _INLINE_SOURCE:
         return parse_rules(text, token)
-    return await asyncio.wrap_future(_parse_pool.submit(parse_rules, text, token))
+
+    def parse_and_match() -> tuple[RobotsRules, bool]:
+        rules = parse_rules(text, token)
+        return rules, rules.allows(target.href)
+
+    return await asyncio.wrap_future(_parse_pool.submit(scope, parse_and_match, len(text)))

@@ -47,6 +47,7 @@ from runvil.web._fetch.deadlines import DeadlineQueue
 from runvil.web._fetch.extract import render_html
 from runvil.web._fetch.hosts import host_rules
 from runvil.web._fetch.http import Page, Progress, open_fetch_session
+from runvil.web._fetch.pagetext import PageText, cut_text, rendered, verbatim
 from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.reading import reading_for
 from runvil.web._fetch.redirects import fetch_page
@@ -245,18 +246,20 @@ def render_page(page: Page, request: FetchRequest, deadline: float | None = None
     rendering comes back instead (``render_html``)."""
     final = page.target
     try:
-        text = decode_body(_needed_bytes(page, request.max_chars), page.charset)
+        body = decode_body(_needed_bytes(page, request.max_chars), page.charset)
     except UnknownCharset as unknown:
         return failures.unknown_charset(final.display, unknown.label).text
+    text: PageText
     if page.kind is BodyKind.HTML:
-        text, extraction = render_html(
-            text, final.href, request.raw, max_chars=request.max_chars, deadline=deadline
+        markdown, extraction = render_html(
+            body, final.href, request.raw, max_chars=request.max_chars, deadline=deadline
         )
+        text = rendered(markdown)
     else:
-        extraction = "plain"
+        text, extraction = verbatim(body), "plain"
     truncated = page.cut_at_cap
     if len(text) > request.max_chars:
-        text = text[: request.max_chars]
+        text = cut_text(text, request.max_chars)
         truncated = True
     return (
         f"url: {final.href}\n"

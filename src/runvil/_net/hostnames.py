@@ -14,6 +14,15 @@ address would skip that. Every entry and every host it is compared with is read 
 host parser (lowercase, punycode), with one trailing dot ignored, so ``Wiki.Corp.Example.`` and
 ``wiki.corp.example`` are the same name.
 
+**One spelling for every comparison.** Every place that compares two host names (the domain
+lists, this list, the search endpoint locks, the connector's check of a request against its
+permit, the proxy's ``NO_PROXY``) reads both through :func:`host_key`: lowercase, one trailing
+dot dropped, nothing else. Layers that each stripped dots their own way (one here, all of them
+in the connector) read ``secret.example.com..`` as two different names, and a blocked domain
+was fetched. A name with an empty label (:func:`has_empty_label`: ``a..b``, ``.a``, ``a..``)
+is not a DNS name at all; where an operator's host rules apply the fetch refuses it at
+admission, and every matcher here treats it as matching nothing it could admit.
+
 The same list serves the fetch (which hosts may resolve to private addresses and be reached
 over ``http``) and the search providers (which declared endpoints may), so the rule is written
 once, here and in :class:`~runvil._net.rules.NamedPrivate`.
@@ -26,7 +35,14 @@ from collections.abc import Iterable
 
 from ada_url import URL, HostType
 
-__all__ = ["DEFAULT_PORTS", "NO_PRIVATE_HOSTS", "PrivateHosts", "normal_host"]
+__all__ = [
+    "DEFAULT_PORTS",
+    "NO_PRIVATE_HOSTS",
+    "PrivateHosts",
+    "has_empty_label",
+    "host_key",
+    "normal_host",
+]
 
 #: The ports an entry without ``:port`` covers: the default ports of ``http`` and ``https``.
 DEFAULT_PORTS: frozenset[int] = frozenset({80, 443})
@@ -38,6 +54,20 @@ _ENTRY = re.compile(r"(?P<wild>\*\.)?(?P<name>[^\s/\\?#@:\[\]*%]+)(?::(?P<port>[
 
 #: A parsed host name: ASCII labels of letters, digits, ``-`` and ``_``, one trailing dot at most.
 _NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?")
+
+
+def host_key(host: str) -> str:
+    """The one form in which two host names are compared: lowercase, without one trailing dot
+    (the DNS root). Every other dot stays, so ``a..`` is ``a.``, never ``a``."""
+    name = host.lower()
+    return name[:-1] if name.endswith(".") else name
+
+
+def has_empty_label(host: str) -> bool:
+    """Whether ``host`` has an empty label: it is empty, starts with a dot, or holds two dots in
+    a row, once one trailing dot (the root, not a label) is set aside."""
+    name = host[:-1] if host.endswith(".") else host
+    return not name or name.startswith(".") or name.endswith(".") or ".." in name
 
 
 def normal_host(name: str) -> str:
@@ -125,9 +155,9 @@ class PrivateHosts:
 
     def match(self, host: str, port: int) -> bool:
         """Whether ``host`` (a WHATWG host: lowercase, punycode) on ``port`` is listed."""
-        if not self.entries:
+        if not self.entries or has_empty_label(host):
             return False
-        name = host[:-1] if host.endswith(".") else host
+        name = host_key(host)
         ports = self._exact.get(name)
         if ports is not None and port in ports:
             return True
@@ -141,7 +171,9 @@ class PrivateHosts:
     def names(self, host: str) -> bool:
         """Whether ``host`` is listed on any port (for explaining a refusal, never for
         admitting one: :meth:`match` decides that)."""
-        name = host[:-1] if host.endswith(".") else host
+        if has_empty_label(host):
+            return False
+        name = host_key(host)
         return name in self._exact or any(name.endswith(suffix) for suffix, _ in self._wild)
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "DEFAULT_PORTS",
     "NO_PRIVATE_HOSTS",
     "PrivateHosts",
+    "domain_refused",
     "has_empty_label",
     "host_key",
     "normal_host",
@@ -68,6 +69,26 @@ def has_empty_label(host: str) -> bool:
     a row, once one trailing dot (the root, not a label) is set aside."""
     name = host[:-1] if host.endswith(".") else host
     return not name or name.startswith(".") or name.endswith(".") or ".." in name
+
+
+def domain_refused(host: str, allowed: tuple[str, ...], blocked: tuple[str, ...]) -> bool:
+    """Whether an operator's domain lists refuse ``host``: a name equal to or below a
+    ``blocked`` domain, or, when ``allowed`` is not empty, a name below none of them. Entries are
+    :func:`normal_host` names; ``host`` is read through :func:`host_key`, and a name with an empty
+    label is refused whenever a list is set (it has no one reading to compare). The fetch
+    (every hop) and the search tool (every result row) ask this one question."""
+    if not allowed and not blocked:
+        return False
+    if has_empty_label(host):
+        return True
+    name = host_key(host)
+    if blocked and _below(name, blocked):
+        return True
+    return bool(allowed) and not _below(name, allowed)
+
+
+def _below(name: str, domains: tuple[str, ...]) -> bool:
+    return any(name == domain or name.endswith("." + domain) for domain in domains)
 
 
 def normal_host(name: str) -> str:

@@ -17,7 +17,7 @@ were one to, the lists would refuse it.
 
 from __future__ import annotations
 
-from runvil._net.hostnames import PrivateHosts, has_empty_label, host_key
+from runvil._net.hostnames import PrivateHosts, domain_refused
 from runvil.web._fetch.policy import FetchPolicy, domain_entry
 
 __all__ = ["HostRules", "host_rules"]
@@ -40,18 +40,7 @@ class HostRules:
 
     def domain_refused(self, host: str) -> bool:
         """Whether the domain lists refuse ``host`` (a WHATWG host)."""
-        if not self.allowed and not self.blocked:
-            return False
-        if has_empty_label(host):
-            return True
-        name = host_key(host)
-        if self.blocked and _matches(name, self.blocked):
-            return True
-        return bool(self.allowed) and not _matches(name, self.allowed)
-
-
-def _matches(name: str, domains: tuple[str, ...]) -> bool:
-    return any(name == domain or name.endswith("." + domain) for domain in domains)
+        return domain_refused(host, self.allowed, self.blocked)
 
 
 def host_rules(policy: FetchPolicy) -> HostRules | None:

@@ -71,9 +71,11 @@ This module is pure: the host decides *when* text is enveloped (where a result l
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 import unicodedata
+from collections.abc import Callable
 
 __all__ = [
     "CONTROL_MARKUP",
@@ -138,20 +140,17 @@ def reveal_invisible(text: str) -> str:
     """
     if _CANDIDATE.search(text) is None:  # the usual case: one fast scan, no copy
         return text
+    kept_pattern, run_pattern, written_out = _rules()
     pieces: list[str] = []
     last = 0
-    for kept in _KEPT.finditer(text):
+    for kept in kept_pattern.finditer(text):
         start = kept.start()
         if start > last:
-            pieces.append(_RUN.sub(_written_out, text[last:start]))
+            pieces.append(run_pattern.sub(written_out, text[last:start]))
         pieces.append(kept.group())
         last = kept.end()
-    pieces.append(_RUN.sub(_written_out, text[last:]))
+    pieces.append(run_pattern.sub(written_out, text[last:]))
     return "".join(pieces)
-
-
-def _written_out(run: re.Match[str]) -> str:
-    return run.group().translate(_WRITTEN_OUT)
 
 
 def _json_escape(code: int) -> str:
@@ -172,7 +171,7 @@ def _spans_class(spans: tuple[tuple[int, int], ...]) -> str:
 
 def _letters_and_marks(spans: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
     """The runs of letters and marks (Unicode categories L and M) within ``spans`` (a few hundred
-    runs; computed once, at import)."""
+    runs; computed on first need)."""
     runs: list[tuple[int, int]] = []
     for lo, hi in spans:
         for code in range(lo, hi + 1):
@@ -193,58 +192,68 @@ _ZWNJ, _ZWJ = ((0x200C, 0x200C),), ((0x200D, 0x200D),)
 _SELECTORS = ((0xFE00, 0xFE0F),)
 _IDEOGRAPHIC_SELECTORS = ((0xE0100, 0xE01EF),)
 _CANDIDATES = _ALWAYS + _ZWNJ + _ZWJ + _SELECTORS + _IDEOGRAPHIC_SELECTORS
-#: Scripts that shape or join with ZWJ/ZWNJ (the module docstring lists them): their letters
-#: and marks in the Basic Multilingual Plane, and the two supplementary blocks whole (hundreds
-#: of supplementary runs would make the regex engine scan a range list per check; two ranges
-#: keep every check constant-time).
-_JOINING = _spans_class((
-    *_letters_and_marks((
-        (0x0600, 0x08FF), (0x0900, 0x0DFF), (0x0F00, 0x0FFF), (0x1000, 0x109F), (0x1780, 0x18AF),
-        (0xA840, 0xA8FF), (0xA980, 0xAA7F), (0xFB50, 0xFDFF), (0xFE70, 0xFEFC),
-    )),
-    (0x10A00, 0x10A5F), (0x11000, 0x11FFF),
-))
-#: Emoji and the pictographs emoji sequences are made of (Extended_Pictographic, as ranges;
-#: the skin-tone modifiers are inside U+1F000-1FAFF).
-_EMOJI = _spans_class((
-    (0x00A9, 0x00A9), (0x00AE, 0x00AE), (0x203C, 0x203C), (0x2049, 0x2049), (0x2122, 0x2122),
-    (0x2139, 0x2139), (0x2194, 0x21FF), (0x2300, 0x23FF), (0x24C2, 0x24C2), (0x25A0, 0x27BF),
-    (0x2900, 0x297F), (0x2B00, 0x2BFF), (0x3030, 0x3030), (0x303D, 0x303D), (0x3297, 0x3297),
-    (0x3299, 0x3299), (0x1F000, 0x1FAFF),
-))
-#: What may end an emoji before a ZWJ: the emoji itself (or its skin tone), or U+FE0F.
-_EMOJI_END = _EMOJI + _spans_class(((0xFE0F, 0xFE0F),))
-#: What a U+FE00-FE0F selector never follows: a candidate, whitespace, a control character.
-_NOT_A_BASE = _spans_class((*_CANDIDATES, (0x00, 0x20), (0x7F, 0xA0))) + r"\s"
-_IDEOGRAPHS = _spans_class(((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF),
-                            (0x20000, 0x3FFFF)))
-#: The three subdivision flags Unicode recommends (RGI) as tag sequences: U+1F3F4, the tags
-#: spelling gbeng / gbsct / gbwls, U+E007F.
-_FLAGS = "|".join(
-    re.escape("".join(chr(0xE0000 + ord(c)) for c in name)) for name in ("gbeng", "gbsct", "gbwls")
-)
-
 #: Any character step 4 may write out: one class, so a text with none is one fast search.
 _CANDIDATE = re.compile(f"[{_spans_class(_CANDIDATES)}]")
-#: A run of them (between two kept characters every candidate is written out).
-_RUN = re.compile(f"[{_spans_class(_CANDIDATES)}]+")
-#: The characters real text needs, where real text puts them. Every alternative starts with one
-#: character of a single class (the regex engine searches for that class directly) and looks at
-#: most one character back and one ahead, or, for a flag, six tags ahead: linear in the text.
-_KEPT = re.compile(
-    f"[\u200c\u200d\ufe00-\ufe0f\U000e0100-\U000e01ef\U0001f3f4]"
-    "(?:"
-    f"(?<=[{_EMOJI_END}]\u200d)(?=[{_EMOJI}])"  # ZWJ between two emoji
-    f"|(?<=[{_JOINING}][\u200c\u200d])(?=[{_JOINING}])"  # ZWJ or ZWNJ inside a joining script
-    f"|(?<=[^{_NOT_A_BASE}][\ufe00-\ufe0f])"  # the first selector after a character
-    f"|(?<=[{_IDEOGRAPHS}][\U000e0100-\U000e01ef])"  # an ideographic selector after an ideograph
-    f"|(?<=\U0001f3f4)(?:{_FLAGS})\U000e007f"  # a recommended flag, kept whole
-    ")"
-)
-#: ``str.translate`` table: every candidate to its written-out form.
-_WRITTEN_OUT: dict[int, str] = {
-    code: _json_escape(code) for lo, hi in _CANDIDATES for code in range(lo, hi + 1)
-}
+
+
+@functools.cache
+def _rules() -> tuple[re.Pattern[str], re.Pattern[str], Callable[[re.Match[str]], str]]:
+    """The patterns for a text that holds a candidate, built on first need (they take a few
+    milliseconds, which ``import runvil`` should not pay): the characters real text needs,
+    where real text puts them; a run of candidates; and what writes a run out."""
+    # Scripts that shape or join with ZWJ/ZWNJ (the module docstring lists them): their
+    # letters and marks in the Basic Multilingual Plane, and the two supplementary blocks whole
+    # (hundreds of supplementary runs would make the regex engine scan a range list per check;
+    # two ranges keep every check constant-time).
+    joining = _spans_class((
+        *_letters_and_marks((
+            (0x0600, 0x08FF), (0x0900, 0x0DFF), (0x0F00, 0x0FFF), (0x1000, 0x109F),
+            (0x1780, 0x18AF), (0xA840, 0xA8FF), (0xA980, 0xAA7F), (0xFB50, 0xFDFF),
+            (0xFE70, 0xFEFC),
+        )),
+        (0x10A00, 0x10A5F), (0x11000, 0x11FFF),
+    ))
+    # Emoji and the pictographs emoji sequences are made of (Extended_Pictographic, as ranges;
+    # the skin-tone modifiers are inside U+1F000-1FAFF), and what may end one before a ZWJ.
+    emoji = _spans_class((
+        (0x00A9, 0x00A9), (0x00AE, 0x00AE), (0x203C, 0x203C), (0x2049, 0x2049),
+        (0x2122, 0x2122), (0x2139, 0x2139), (0x2194, 0x21FF), (0x2300, 0x23FF),
+        (0x24C2, 0x24C2), (0x25A0, 0x27BF), (0x2900, 0x297F), (0x2B00, 0x2BFF),
+        (0x3030, 0x3030), (0x303D, 0x303D), (0x3297, 0x3297), (0x3299, 0x3299),
+        (0x1F000, 0x1FAFF),
+    ))
+    emoji_end = emoji + _spans_class(((0xFE0F, 0xFE0F),))
+    # What a U+FE00-FE0F selector never follows: a candidate, whitespace, a control character.
+    not_a_base = _spans_class((*_CANDIDATES, (0x00, 0x20), (0x7F, 0xA0))) + r"\s"
+    ideographs = _spans_class(
+        ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x3FFFF))
+    )
+    # The three subdivision flags Unicode recommends (RGI) as tag sequences: U+1F3F4, the tags
+    # spelling gbeng / gbsct / gbwls, U+E007F.
+    flags = "|".join(
+        re.escape("".join(chr(0xE0000 + ord(c)) for c in name))
+        for name in ("gbeng", "gbsct", "gbwls")
+    )
+    # Every alternative starts with one character of a single class (the regex engine searches
+    # for that class directly) and looks at most one character back and one ahead, or, for a
+    # flag, six tags ahead: linear in the text.
+    kept = re.compile(
+        "[\u200c\u200d\ufe00-\ufe0f\U000e0100-\U000e01ef\U0001f3f4]"
+        "(?:"
+        f"(?<=[{emoji_end}]\u200d)(?=[{emoji}])"  # ZWJ between two emoji
+        f"|(?<=[{joining}][\u200c\u200d])(?=[{joining}])"  # ZWJ/ZWNJ in a joining script
+        f"|(?<=[^{not_a_base}][\ufe00-\ufe0f])"  # the first selector after a character
+        f"|(?<=[{ideographs}][\U000e0100-\U000e01ef])"  # an ideographic one after an ideograph
+        f"|(?<=\U0001f3f4)(?:{flags})\U000e007f"  # a recommended flag, kept whole
+        ")"
+    )
+    run = re.compile(f"[{_spans_class(_CANDIDATES)}]+")
+    table = {code: _json_escape(code) for lo, hi in _CANDIDATES for code in range(lo, hi + 1)}
+
+    def written_out(match: re.Match[str]) -> str:
+        return match.group().translate(table)
+
+    return kept, run, written_out
 
 
 def _periodic(nonce: str) -> bool:

@@ -41,12 +41,22 @@ def decode_json(body: bytes | None) -> Any:
 
 def decode_json_text(text: str) -> Any:
     """Parse JSON text under the same depth bound as :func:`decode_json`."""
-    if nesting_depth(text) > MAX_JSON_DEPTH:
+    if _deeper_than(text, MAX_JSON_DEPTH):
         raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
     try:
         return json.loads(text)
     except RecursionError:  # unreachable after the depth check; never a traceback if it is not
         raise ValueError("JSON nested too deep") from None
+
+
+def _deeper_than(text: str, limit: int) -> bool:
+    """Whether the bracket nesting outside strings passes ``limit``; stops at the first bracket
+    that does (the running sum, the test and the stop all run in C)."""
+    if "[" not in text and "{" not in text:
+        return False
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    depths = accumulate(map(_STEP.__getitem__, brackets))
+    return next(filter(limit.__lt__, depths), None) is not None
 
 
 def nesting_depth(text: str) -> int:

@@ -39,6 +39,7 @@ __all__ = [
     "DEFAULT_PORTS",
     "NO_PRIVATE_HOSTS",
     "PrivateHosts",
+    "domain_entry",
     "domain_refused",
     "has_empty_label",
     "host_key",
@@ -69,6 +70,24 @@ def has_empty_label(host: str) -> bool:
     a row, once one trailing dot (the root, not a label) is set aside."""
     name = host[:-1] if host.endswith(".") else host
     return not name or name.startswith(".") or name.endswith(".") or ".." in name
+
+
+def domain_entry(entry: object, setting: str = "allowed_domains") -> str:
+    """A ``allowed_domains`` / ``blocked_domains`` entry as the host parser writes it; raises
+    ``ValueError`` naming the entry for anything that is not a domain name. The one reading of
+    an entry, for the fetch policy, the configuration and the search tool alike."""
+    if not isinstance(entry, str):
+        raise ValueError(f"{setting} entry {entry!r} is not a string")
+    if entry.strip().startswith(("*.", ".")):
+        bare = entry.strip().lstrip("*.")
+        raise ValueError(
+            f"{setting} entry {entry!r}: write the domain itself ({bare}); it covers every "
+            "subdomain"
+        )
+    try:
+        return normal_host(entry.strip())
+    except ValueError as err:
+        raise ValueError(f"{setting} entry {entry!r} is {err}") from None
 
 
 def domain_refused(host: str, allowed: tuple[str, ...], blocked: tuple[str, ...]) -> bool:

@@ -121,6 +121,8 @@ async def test_without_lists_every_web_row_is_shown_as_given() -> None:
         ({"blocked_domains": ["1.2.3.4"]}, "blocked_domains entry '1.2.3.4' is an IP address, "
          "not a host name"),
         ({"blocked_domains": [3]}, "blocked_domains entry 3 is not a string"),
+        ({"allowed_domains": ["*.example.com"]}, "allowed_domains entry '*.example.com': write "
+         "the domain itself (example.com); it covers every subdomain"),
     ],
 )
 def test_bad_list_entries_are_refused_when_the_tool_is_made(

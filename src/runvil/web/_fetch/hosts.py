@@ -17,8 +17,8 @@ were one to, the lists would refuse it.
 
 from __future__ import annotations
 
-from runvil._net.hostnames import PrivateHosts, domain_refused
-from runvil.web._fetch.policy import FetchPolicy, domain_entry
+from runvil._net.hostnames import PrivateHosts, domain_entry, domain_refused
+from runvil.web._fetch.policy import FetchPolicy
 
 __all__ = ["HostRules", "host_rules"]
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from runvil._net.hostnames import PrivateHosts, normal_host
+from runvil._net.hostnames import PrivateHosts
+from runvil._net.hostnames import domain_entry as domain_entry  # the faces read entries here
 from runvil._net.proxy import proxy_setting
 
 #: What the spec allows under the default policy; not configurable because no Pack may loosen it.
@@ -108,20 +109,3 @@ def user_agent_value(value: object, setting: str = "user_agent") -> str:
     if len(value) > MAX_USER_AGENT:
         raise ValueError(f"{setting} must be at most {MAX_USER_AGENT} characters")
     return value
-
-
-def domain_entry(entry: object, setting: str = "allowed_domains") -> str:
-    """A ``allowed_domains`` / ``blocked_domains`` entry as the host parser writes it; raises
-    ``ValueError`` naming the entry for anything that is not a domain name."""
-    if not isinstance(entry, str):
-        raise ValueError(f"{setting} entry {entry!r} is not a string")
-    if entry.strip().startswith(("*.", ".")):
-        bare = entry.strip().lstrip("*.")
-        raise ValueError(
-            f"{setting} entry {entry!r}: write the domain itself ({bare}); it covers every "
-            "subdomain"
-        )
-    try:
-        return normal_host(entry.strip())
-    except ValueError as err:
-        raise ValueError(f"{setting} entry {entry!r} is {err}") from None

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 
 from ada_url import URL, HostType
 
-from runvil._net.hostnames import domain_refused, normal_host
+from runvil._net.hostnames import domain_entry, domain_refused
 from runvil.web._search.provider import SearchResult
 
 __all__ = ["DomainLists", "shown_rows"]
@@ -54,15 +54,7 @@ class DomainLists:
 def _entries(entries: Iterable[str], setting: str) -> tuple[str, ...]:
     if isinstance(entries, str):
         raise ValueError(f"{setting} must be a list of host names, not {entries!r}")
-    names: list[str] = []
-    for entry in entries:
-        if not isinstance(entry, str):
-            raise ValueError(f"{setting} entry {entry!r} is not a string")
-        try:
-            names.append(normal_host(entry.strip()))
-        except ValueError as err:
-            raise ValueError(f"{setting} entry {entry!r} is {err}") from None
-    return tuple(names)
+    return tuple(domain_entry(entry, setting) for entry in entries)
 
 
 #: No lists: every web row is shown (the default).

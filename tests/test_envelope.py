@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -9,7 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lupa import lua54
 
-from runvil._envelope import CONTROL_MARKUP, envelope, escape, is_nonce, new_nonce, unwrap
+from runvil._envelope import (
+    CONTROL_MARKUP,
+    envelope,
+    escape,
+    is_nonce,
+    new_nonce,
+    reveal_invisible,
+    unwrap,
+)
 
 NONCE = "0123456789abcdef"
 
@@ -213,3 +222,103 @@ def test_escaping_leaves_nothing_to_escape(text: str, nonce: str) -> None:
     assert "<" not in once
     assert nonce not in once
     assert not any(token in once for token in CONTROL_MARKUP)
+
+
+# --- invisible characters are written out (issue 22, item 8) --------------------------------
+
+
+def _tags(text: str) -> str:
+    return "".join(chr(0xE0000 + ord(c)) for c in text)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        # tag characters: a hidden alphabet (and the language tag and cancel tag on their own)
+        ("a" + _tags("Hi") + "b", "a\\uDB40\\uDC48\\uDB40\\uDC69b"),
+        ("\U000e0001\U000e0000\U000e007f", "\\uDB40\\uDC01\\uDB40\\uDC00\\uDB40\\uDC7F"),
+        # bidirectional controls
+        ("\u061c\u200e\u200f", "\\u061C\\u200E\\u200F"),
+        ("\u202a\u202b\u202c\u202d\u202e", "\\u202A\\u202B\\u202C\\u202D\\u202E"),
+        ("\u2066\u2067\u2068\u2069", "\\u2066\\u2067\\u2068\\u2069"),
+        # zero-width and other invisible characters
+        ("a\u200bb\u2060c\ufeffd", "a\\u200Bb\\u2060c\\uFEFFd"),
+        ("\u180e\u2061\u2062\u2063\u2064", "\\u180E\\u2061\\u2062\\u2063\\u2064"),
+        ("\u206a\u206f\ufff9\ufffa\ufffb", "\\u206A\\u206F\\uFFF9\\uFFFA\\uFFFB"),
+        # ZWJ / ZWNJ outside the places real text puts them
+        ("a\u200db a\u200cb", "a\\u200Db a\\u200Cb"),
+        ("\u200dx\u200c", "\\u200Dx\\u200C"),
+        ("\U0001f469\u200d\u200d\U0001f4bb", "\U0001f469\\u200D\\u200D\U0001f4bb"),
+        ("\U0001f469\u200da", "\U0001f469\\u200Da"),
+        ("\u0645\u200c ", "\u0645\\u200C "),
+        # variation selectors after the first, at the start, after a space or an invisible one
+        ("\u2764\ufe0f\ufe0e", "\u2764\ufe0f\\uFE0E"),
+        ("\ufe0fa \ufe0f", "\\uFE0Fa \\uFE0F"),
+        ("\u200b\ufe0f", "\\u200B\\uFE0F"),
+        ("a\U000e0100", "a\\uDB40\\uDD00"),
+        ("\u845b\U000e0100\U000e0101", "\u845b\U000e0100\\uDB40\\uDD01"),
+        # a flag Unicode does not recommend is a hidden alphabet like any other tags
+        ("\U0001f3f4" + _tags("usca") + "\U000e007f",
+         "\U0001f3f4\\uDB40\\uDC75\\uDB40\\uDC73\\uDB40\\uDC63\\uDB40\\uDC61\\uDB40\\uDC7F"),
+        ("\U0001f3f4" + _tags("gbeng"),
+         "\U0001f3f4\\uDB40\\uDC67\\uDB40\\uDC62\\uDB40\\uDC65\\uDB40\\uDC6E\\uDB40\\uDC67"),
+    ],
+)
+def test_invisible_characters_are_written_out(text: str, shown: str) -> None:
+    assert reveal_invisible(text) == shown
+    assert escape(text, NONCE) == shown
+    assert json.loads(f'"{shown}"') == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\U0001f469\u200d\U0001f4bb",  # woman technologist
+        "\U0001f469\U0001f3fd\u200d\U0001f4bb",  # with a skin tone
+        "\U0001f3f3\ufe0f\u200d\U0001f308",  # rainbow flag
+        "\U0001f408\u200d\u2b1b",  # black cat
+        "\U0001f43b\u200d\u2744\ufe0f",  # polar bear
+        "\u2764\ufe0f\u200d\U0001f525",  # heart on fire
+        "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466",  # family
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",  # Persian: mi-khaham
+        "\u0915\u094d\u200d\u0937 \u0915\u094d\u200c\u0937",  # Devanagari half forms
+        "\u0d28\u0d4d\u200d",  # Malayalam chillu (ZWJ at the end: written out)
+        "\u0dbb\u0dca\u200d\u0dba",  # Sinhala yansaya
+        "\u2764\ufe0f \u263a\ufe0e \u0030\ufe0f\u20e3",  # emoji and text presentation, keycap
+        "\u845b\U000e0100 \u8fbb\U000e0101",  # ideographic variation sequences
+        "\U0001f3f4" + _tags("gbeng") + "\U000e007f",  # England
+        "\U0001f3f4" + _tags("gbsct") + "\U000e007f",  # Scotland
+        "\U0001f3f4" + _tags("gbwls") + "\U000e007f",  # Wales
+    ],
+)
+def test_what_real_text_needs_is_left_alone(text: str) -> None:
+    expected = text.replace("\u0d4d\u200d", "\u0d4d\\u200D")
+    assert reveal_invisible(text) == expected
+
+
+def test_text_without_invisible_characters_is_the_same_object() -> None:
+    text = "plain text, Grüße, \U0001f600, [INST] <b>"
+    assert reveal_invisible(text) is text
+
+
+_ALWAYS_INVISIBLE = re.compile(
+    "[\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]"
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(
+    "a \u0645\u0915\u094d\U0001f469\U0001f3f4\u2764\u845b\u200b\u200c\u200d\u202e\ufe0f\ufe0e"
+    "\U000e0100\U000e0067\U000e0062\U000e0065\U000e006e\U000e007f\U000e0049<"
+)))
+def test_no_alphabet_and_no_reordering_survives(text: str) -> None:
+    shown = reveal_invisible(text)
+    assert _ALWAYS_INVISIBLE.search(shown) is None
+    # a tag character survives only inside a recommended flag
+    outside = shown
+    for name in ("gbeng", "gbsct", "gbwls"):
+        outside = outside.replace("\U0001f3f4" + _tags(name) + "\U000e007f", "")
+    assert all(not 0xE0000 <= ord(c) <= 0xE007F for c in outside)
+    # never two joiners or two selectors in a row, and what is written out decodes back
+    assert re.search("[\u200c\u200d][\u200c\u200d]|[\ufe00-\ufe0f][\ufe00-\ufe0f]", shown) is None
+    assert json.loads(json.dumps(shown).replace("\\\\u", "\\u")) == text

@@ -33,3 +33,27 @@ def test_routing_a_permit_gives_back_every_allocation_the_collector_counted() ->
         assert gc.get_count()[0] - before < 100
     finally:
         gc.set_threshold(*threshold)
+
+
+async def test_the_connector_compares_a_request_with_its_permit_in_the_one_spelling() -> None:
+    import pytest
+
+    from runvil._net.connector import _GuardedConnector
+    from runvil._net.permit import DialRefused, permitted
+
+    connector = _GuardedConnector()
+    try:
+        permit = DialPermit("example.com.", 443, ("93.184.216.34",), route)
+        with permitted(permit):
+            for host in ("example.com", "Example.COM."):
+                answers = await connector._resolve_host(host, 443)
+                assert [(a["host"], a["port"]) for a in answers] == [("127.0.0.1", 8443)]
+            for host in ("example.com..", "example..com", "example.com", "example.com."):
+                port = 443 if "." * 2 in host else 8443
+                with pytest.raises(DialRefused) as caught:
+                    await connector._resolve_host(host, port)
+                assert str(caught.value) == (
+                    f"request for {host}:{port} under a permit for another target"
+                )
+    finally:
+        await connector.close()

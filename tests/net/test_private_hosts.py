@@ -8,7 +8,7 @@ import pytest
 
 from runvil._net import NAMED_PRIVATE, PUBLIC_WEB, EndpointLocked
 from runvil._net.addresses import BLOCKED_RANGES, PRIVATE_HOST_RANGES, private_host_may_use
-from runvil._net.hostnames import NO_PRIVATE_HOSTS, PrivateHosts
+from runvil._net.hostnames import NO_PRIVATE_HOSTS, PrivateHosts, has_empty_label, host_key
 
 LIST = PrivateHosts.parse(
     ["wiki.corp.example", "*.dev.corp.example", "localhost:8080", "Bücher.Example.", "*.lan:8888"]
@@ -35,6 +35,10 @@ LIST = PrivateHosts.parse(
         ("searx.lan", 8888, True),
         ("searx.lan", 443, False),
         ("lan", 8888, False),
+        ("wiki.corp.example..", 443, False),
+        ("x..dev.corp.example", 443, False),
+        (".dev.corp.example", 443, False),
+        ("searx..lan", 8888, False),
     ],
 )
 def test_which_targets_are_listed(host: str, port: int, listed: bool) -> None:
@@ -155,3 +159,54 @@ def test_a_private_entry_for_an_undeclared_endpoint_is_ignored() -> None:
     )
     assert rule.private == frozenset()
     assert not rule.admits("http", "other.lan", 80)
+
+
+# --- one spelling for every comparison of names (issue 22, item 6) --------------------------
+
+
+@pytest.mark.parametrize(
+    ("host", "key", "empty_label"),
+    [
+        ("example.com", "example.com", False),
+        ("Example.COM.", "example.com", False),
+        ("example.com..", "example.com.", True),
+        ("example.com...", "example.com..", True),
+        ("a..example.com", "a..example.com", True),
+        (".example.com", ".example.com", True),
+        (".", "", True),
+        ("", "", True),
+        ("localhost", "localhost", False),
+    ],
+)
+def test_the_one_key_drops_one_trailing_dot_and_nothing_else(
+    host: str, key: str, empty_label: bool
+) -> None:
+    assert host_key(host) == key
+    assert has_empty_label(host) is empty_label
+
+
+def test_endpoint_locks_read_names_in_the_one_spelling() -> None:
+    rule = EndpointLocked([("API.example.", 443)], logger=logging.getLogger("t"))
+    assert rule.endpoints == frozenset({("api.example", 443)})
+    assert rule.admits("https", "api.example", 443)
+    assert rule.admits("https", "Api.Example.", 443)
+    assert not rule.admits("https", "api.example..", 443)
+    assert not rule.admits("https", "api..example", 443)
+
+
+def test_no_proxy_reads_names_in_the_one_spelling() -> None:
+    from runvil._net.network import Network
+    from runvil._net.proxy import Proxies
+
+    proxies = Proxies(
+        "env",
+        Network(),
+        {"HTTPS_PROXY": "http://proxy.lan:3128", "NO_PROXY": "Intra.Example.,*.corp.example"},
+    )
+    direct = [
+        host
+        for host in ("intra.example", "intra.example.", "a.intra.example", "x.corp.example.",
+                     "intra.example..", "a..intra.example.x", "example")
+        if proxies.proxy_for("https", host) is None
+    ]
+    assert direct == ["intra.example", "intra.example.", "a.intra.example", "x.corp.example."]

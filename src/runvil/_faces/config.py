@@ -151,10 +151,12 @@ def _domains(value: Any, where: str) -> tuple[str, ...]:
 
 
 def _as_user_agent(value: Any, where: str) -> str:
-    text = _as_str(value, where)
-    if any(ord(c) < 0x20 or ord(c) == 0x7F or ord(c) > 0x7E for c in text):
-        raise ConfigError(f"{where} must be printable ASCII (an HTTP header value)")
-    return text
+    from runvil.web._fetch.policy import user_agent_value
+
+    try:
+        return user_agent_value(_as_str(value, where), where)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
 
 
 def _as_proxy(value: Any, where: str) -> str | None:

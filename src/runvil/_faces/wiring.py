@@ -171,7 +171,11 @@ class Wiring:
         provider = self.search_provider()
         if provider is None:
             raise ConfigError("no search provider is configured (search.provider is none)")
-        return WebSearch(provider)
+        return WebSearch(
+            provider,
+            allowed_domains=self.face_policy.allowed_domains,
+            blocked_domains=self.face_policy.blocked_domains,
+        )
 
     def model_endpoints(self, roles: Iterable[str]) -> dict[str, ModelEndpoint]:
         """The endpoints of the configured roles among ``roles`` (the ones a prompt names).

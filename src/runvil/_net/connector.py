@@ -55,6 +55,7 @@ from aiohttp.streams import StreamReader
 from multidict import istr
 from yarl import URL
 
+from runvil._net.hostnames import host_key
 from runvil._net.permit import (
     DialPermit,
     DialRefused,
@@ -149,7 +150,7 @@ class _GuardedConnector(aiohttp.TCPConnector):
         """The lookup hook: the permit's routed addresses instead of DNS, names and IP literals
         alike (aiohttp's own version dials an IP literal as written)."""
         permit = current_permit()
-        if host.rstrip(".") != permit.host.rstrip(".") or port != permit.port:
+        if host_key(host) != host_key(permit.host) or port != permit.port:
             raise DialRefused(f"request for {host}:{port} under a permit for another target")
         permit.connections_opened += 1
         return [

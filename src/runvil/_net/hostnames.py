@@ -14,6 +14,15 @@ address would skip that. Every entry and every host it is compared with is read 
 host parser (lowercase, punycode), with one trailing dot ignored, so ``Wiki.Corp.Example.`` and
 ``wiki.corp.example`` are the same name.
 
+**One spelling for every comparison.** Every place that compares two host names (the domain
+lists, this list, the search endpoint locks, the connector's check of a request against its
+permit, the proxy's ``NO_PROXY``) reads both through :func:`host_key`: lowercase, one trailing
+dot dropped, nothing else. Layers that each stripped dots their own way (one here, all of them
+in the connector) read ``secret.example.com..`` as two different names, and a blocked domain
+was fetched. A name with an empty label (:func:`has_empty_label`: ``a..b``, ``.a``, ``a..``)
+is not a DNS name at all; where an operator's host rules apply the fetch refuses it at
+admission, and every matcher here treats it as matching nothing it could admit.
+
 The same list serves the fetch (which hosts may resolve to private addresses and be reached
 over ``http``) and the search providers (which declared endpoints may), so the rule is written
 once, here and in :class:`~runvil._net.rules.NamedPrivate`.
@@ -26,7 +35,16 @@ from collections.abc import Iterable
 
 from ada_url import URL, HostType
 
-__all__ = ["DEFAULT_PORTS", "NO_PRIVATE_HOSTS", "PrivateHosts", "normal_host"]
+__all__ = [
+    "DEFAULT_PORTS",
+    "NO_PRIVATE_HOSTS",
+    "PrivateHosts",
+    "domain_entry",
+    "domain_refused",
+    "has_empty_label",
+    "host_key",
+    "normal_host",
+]
 
 #: The ports an entry without ``:port`` covers: the default ports of ``http`` and ``https``.
 DEFAULT_PORTS: frozenset[int] = frozenset({80, 443})
@@ -38,6 +56,58 @@ _ENTRY = re.compile(r"(?P<wild>\*\.)?(?P<name>[^\s/\\?#@:\[\]*%]+)(?::(?P<port>[
 
 #: A parsed host name: ASCII labels of letters, digits, ``-`` and ``_``, one trailing dot at most.
 _NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?")
+
+
+def host_key(host: str) -> str:
+    """The one form in which two host names are compared: lowercase, without one trailing dot
+    (the DNS root). Every other dot stays, so ``a..`` is ``a.``, never ``a``."""
+    name = host.lower()
+    return name[:-1] if name.endswith(".") else name
+
+
+def has_empty_label(host: str) -> bool:
+    """Whether ``host`` has an empty label: it is empty, starts with a dot, or holds two dots in
+    a row, once one trailing dot (the root, not a label) is set aside."""
+    name = host[:-1] if host.endswith(".") else host
+    return not name or name.startswith(".") or name.endswith(".") or ".." in name
+
+
+def domain_entry(entry: object, setting: str = "allowed_domains") -> str:
+    """A ``allowed_domains`` / ``blocked_domains`` entry as the host parser writes it; raises
+    ``ValueError`` naming the entry for anything that is not a domain name. The one reading of
+    an entry, for the fetch policy, the configuration and the search tool alike."""
+    if not isinstance(entry, str):
+        raise ValueError(f"{setting} entry {entry!r} is not a string")
+    if entry.strip().startswith(("*.", ".")):
+        bare = entry.strip().lstrip("*.")
+        raise ValueError(
+            f"{setting} entry {entry!r}: write the domain itself ({bare}); it covers every "
+            "subdomain"
+        )
+    try:
+        return normal_host(entry.strip())
+    except ValueError as err:
+        raise ValueError(f"{setting} entry {entry!r} is {err}") from None
+
+
+def domain_refused(host: str, allowed: tuple[str, ...], blocked: tuple[str, ...]) -> bool:
+    """Whether an operator's domain lists refuse ``host``: a name equal to or below a
+    ``blocked`` domain, or, when ``allowed`` is not empty, a name below none of them. Entries are
+    :func:`normal_host` names; ``host`` is read through :func:`host_key`, and a name with an empty
+    label is refused whenever a list is set (it has no one reading to compare). The fetch
+    (every hop) and the search tool (every result row) ask this one question."""
+    if not allowed and not blocked:
+        return False
+    if has_empty_label(host):
+        return True
+    name = host_key(host)
+    if blocked and _below(name, blocked):
+        return True
+    return bool(allowed) and not _below(name, allowed)
+
+
+def _below(name: str, domains: tuple[str, ...]) -> bool:
+    return any(name == domain or name.endswith("." + domain) for domain in domains)
 
 
 def normal_host(name: str) -> str:
@@ -125,9 +195,9 @@ class PrivateHosts:
 
     def match(self, host: str, port: int) -> bool:
         """Whether ``host`` (a WHATWG host: lowercase, punycode) on ``port`` is listed."""
-        if not self.entries:
+        if not self.entries or has_empty_label(host):
             return False
-        name = host[:-1] if host.endswith(".") else host
+        name = host_key(host)
         ports = self._exact.get(name)
         if ports is not None and port in ports:
             return True
@@ -141,7 +211,9 @@ class PrivateHosts:
     def names(self, host: str) -> bool:
         """Whether ``host`` is listed on any port (for explaining a refusal, never for
         admitting one: :meth:`match` decides that)."""
-        name = host[:-1] if host.endswith(".") else host
+        if has_empty_label(host):
+            return False
+        name = host_key(host)
         return name in self._exact or any(name.endswith(suffix) for suffix, _ in self._wild)
 
 

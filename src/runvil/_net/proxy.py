@@ -35,6 +35,7 @@ import socket
 from collections.abc import Mapping
 from urllib.parse import unquote, urlsplit
 
+from runvil._net.hostnames import host_key
 from runvil._net.network import Network
 from runvil._net.permit import DialPermit, DialRefused, normalise_endpoint
 from runvil._net.rules import approve, operator_endpoints
@@ -179,7 +180,7 @@ class Proxies:
         proxy = self._by_scheme.get(scheme)
         if proxy is None or not self._no_proxy:
             return proxy
-        name = host.lower().rstrip(".")
+        name = host_key(host)
         if any(name == entry or name.endswith("." + entry) for entry in self._no_proxy):
             return None
         return proxy
@@ -296,7 +297,7 @@ def env_proxies(
         "http": _env_proxy(env, "HTTP_PROXY") or every,
     }
     no_proxy = tuple(
-        entry.strip().lower().lstrip("*").lstrip(".")
+        host_key(entry.strip().lstrip("*").lstrip("."))
         for entry in (_env(env, "NO_PROXY") or "").split(",")
         if entry.strip()
     )

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from runvil._net.addresses import allowed_addresses, is_ip_address
+from runvil._net.hostnames import host_key
 from runvil._net.network import Network
 from runvil._net.permit import DialPermit
 
@@ -145,10 +146,8 @@ class EndpointLocked:
         schemes: Iterable[str] = ("https",),
         logger: logging.Logger,
     ) -> None:
-        self.endpoints = frozenset((host.lower().rstrip("."), port) for host, port in endpoints)
-        self.private = frozenset(
-            (host.lower().rstrip("."), port) for host, port in private
-        ) & self.endpoints
+        self.endpoints = frozenset((host_key(host), port) for host, port in endpoints)
+        self.private = frozenset((host_key(host), port) for host, port in private) & self.endpoints
         self._private_hosts = frozenset(host for host, _port in self.private)
         self.allow_private = allow_private
         self.schemes = frozenset(schemes)
@@ -158,7 +157,7 @@ class EndpointLocked:
         """Whether a request to ``scheme://host:port`` is one this rule was made for."""
         if port is None:
             return False
-        endpoint = (host.lower().rstrip("."), port)
+        endpoint = (host_key(host), port)
         if endpoint not in self.endpoints:
             return False
         return scheme in self.schemes or (scheme == "http" and endpoint in self.private)
@@ -166,7 +165,7 @@ class EndpointLocked:
     def allowed(self, host: str, answers: Sequence[str]) -> tuple[str, ...]:
         if self.allow_private:
             return tuple(answer for answer in answers if is_ip_address(answer))
-        private = host.lower().rstrip(".") in self._private_hosts
+        private = host_key(host) in self._private_hosts
         return tuple(allowed_addresses(host, answers, self.logger, private_host=private))
 
 

@@ -75,7 +75,12 @@ def build_web_tools(provider: Any, network: Any, policy: Any) -> WebTools:
     application or the operator chose another) and the search tool over ``provider``."""
     from runvil.web._search.tool import WebSearch
 
-    return WebTools(_fetch_tool(network, policy), WebSearch(provider))
+    # The operator's domain lists hold for search results too: a model is not pointed at a
+    # site it may not fetch (docs/search.md, "Rows a model is shown").
+    lists = {} if policy is None else {
+        "allowed_domains": policy.allowed_domains, "blocked_domains": policy.blocked_domains
+    }
+    return WebTools(_fetch_tool(network, policy), WebSearch(provider, **lists))
 
 
 def build_fetch_tool(network: Any, policy: Any) -> WebTools:

@@ -8,7 +8,7 @@ import pytest
 from aiohttp import web
 
 from runvil import ToolError, ToolErrorKind
-from runvil.web import FetchPolicy
+from runvil.web import FetchPolicy, WebFetch
 from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import FetchFactory, SiteFactory, expect_page
 
@@ -200,3 +200,91 @@ def test_a_list_is_kept_as_a_tuple() -> None:
     policy = FetchPolicy(allowed_domains=["example.com"])  # type: ignore[arg-type]
     assert policy.allowed_domains == ("example.com",)
     assert hash(policy) == hash(FetchPolicy(allowed_domains=("example.com",)))
+
+
+# --- names with an empty label: one spelling for every check (issue 22, item 6) -------------
+
+SECRET = FetchPolicy(blocked_domains=("secret.example.com", "bücher.example"))
+
+
+async def serve_empty_label_names(site: SiteFactory, internet: FakeInternet) -> None:
+    """What the outside harness had: a resolver that answers for the spellings with empty
+    labels too, so only admission stands between them and the page."""
+    await site(
+        {"/": page, "/start": to("https://secret.example.com../x?token=1"), "/x": page},
+        hosts=("example.com", "secret.example.com", "xn--bcher-kva.example", "docs.example.com"),
+    )
+    for name in (
+        "secret.example.com..", "secret.example.com...", "a..secret.example.com",
+        ".secret.example.com", "xn--bcher-kva.example..", "docs.example.com..",
+    ):
+        internet.dns[name] = ["93.184.216.34"]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://secret.example.com../",
+        "https://SECRET.EXAMPLE.COM../",
+        "https://secret.example.com.%2e/",
+        "https://secret.example.com\u3002\u3002/",
+        "https://secret.example.com.../",
+        "https://a..secret.example.com/",
+        "https://.secret.example.com/",
+        "https://xn--bcher-kva.example..",
+        "https://Bücher.example../",
+    ],
+)
+async def test_a_host_with_an_empty_label_is_refused_before_any_lookup(
+    make_fetch: FetchFactory, site: SiteFactory, internet: FakeInternet, url: str
+) -> None:
+    await serve_empty_label_names(site, internet)
+    assert await refusal(make_fetch, SECRET, url) == ("InvalidArguments", "invalid url")
+    assert internet.lookups == []
+
+
+async def test_allowed_domains_refuse_a_host_with_an_empty_label_too(
+    make_fetch: FetchFactory, site: SiteFactory, internet: FakeInternet
+) -> None:
+    await serve_empty_label_names(site, internet)
+    assert await refusal(make_fetch, ONLY_EXAMPLE, "https://docs.example.com../") == (
+        "InvalidArguments",
+        "invalid url",
+    )
+    assert internet.lookups == []
+
+
+async def test_a_redirect_to_a_host_with_an_empty_label_is_refused_the_same_way(
+    make_fetch: FetchFactory, site: SiteFactory, internet: FakeInternet
+) -> None:
+    await serve_empty_label_names(site, internet)
+    served = await make_fetch(SECRET).call({"url": "https://example.com/start"})
+    assert served == (
+        "redirect from https://example.com/start to https://secret.example.com../x refused: "
+        "invalid url"
+    )
+    assert internet.lookups == ["example.com"]
+
+
+async def test_one_trailing_dot_is_still_the_same_name(
+    make_fetch: FetchFactory, site: SiteFactory, internet: FakeInternet
+) -> None:
+    await site({"/": page}, hosts=("example.com.", "secret.example.com."))
+    fetch = make_fetch(SECRET)
+    assert await fetch.call({"url": "https://example.com./"}) == expect_page(
+        "https://example.com./", "page /"
+    )
+    assert await refusal(make_fetch, SECRET, "https://secret.example.com./") == (
+        "InvalidArguments",
+        "domain not allowed: secret.example.com.",
+    )
+    assert internet.lookups == ["example.com."]
+
+
+async def test_without_host_rules_such_a_name_goes_to_the_resolver_as_before(
+    fetch: WebFetch, internet: FakeInternet
+) -> None:
+    assert await fetch.call({"url": "https://secret.example.com../"}) == (
+        "dns resolution failed for secret.example.com.."
+    )
+    assert internet.lookups == ["secret.example.com.."]

@@ -343,6 +343,33 @@ async def test_a_policy_may_set_another_user_agent(
     assert served.headers[0]["User-Agent"] == "embedder/1.0"
 
 
+@pytest.mark.parametrize(
+    ("user_agent", "message"),
+    [
+        ("bot/1.0\r\nX-Injected: 1", "user_agent must be printable ASCII (an HTTP header value)"),
+        ("bot/1.0\n", "user_agent must be printable ASCII (an HTTP header value)"),
+        ("bot/1.0\t(x)", "user_agent must be printable ASCII (an HTTP header value)"),
+        ("bot\x7f/1.0", "user_agent must be printable ASCII (an HTTP header value)"),
+        ("bötchen/1.0", "user_agent must be printable ASCII (an HTTP header value)"),
+        ("b" * 1025, "user_agent must be at most 1024 characters"),
+        ("b" * 65536, "user_agent must be at most 1024 characters"),
+        (b"bot/1.0", "user_agent must be a string"),
+    ],
+)
+def test_a_user_agent_that_is_no_header_value_is_refused_when_the_policy_is_made(
+    user_agent: object, message: str
+) -> None:
+    with pytest.raises(ValueError) as caught:
+        FetchPolicy(user_agent=user_agent)  # type: ignore[arg-type]
+    assert str(caught.value) == message
+
+
+def test_the_longest_printable_user_agent_is_kept() -> None:
+    longest = " !~" + "b" * 1021
+    assert FetchPolicy(user_agent=longest).user_agent == longest
+    assert FetchPolicy(user_agent="").user_agent == ""
+
+
 # --- the result text is the same whether or not the whole body had to be decoded -----------
 
 _bodies = st.one_of(

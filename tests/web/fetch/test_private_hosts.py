@@ -125,6 +125,22 @@ async def test_a_wildcard_entry_covers_subdomains_only(
     assert str(err) == "host dev.corp.example has no allowed address"
 
 
+async def test_a_name_with_an_empty_label_is_never_a_listed_host(
+    make_fetch: FetchFactory, internet: FakeInternet
+) -> None:
+    for name in ("x..dev.corp.example", "wiki.corp.example..", ".dev.corp.example"):
+        internet.dns[name] = ["10.9.9.9"]
+    fetch = make_fetch(LISTED)
+    # Not listed, so plain http is the scheme refusal (the wildcard once matched it).
+    assert await fetch.call({"url": "http://x..dev.corp.example/"}) == "scheme not allowed: http"
+    assert await fetch.call({"url": "http://.dev.corp.example/"}) == "scheme not allowed: http"
+    for url in ("https://x..dev.corp.example/", "https://wiki.corp.example../"):
+        err = await hard(fetch, url)
+        assert (err.kind, str(err)) == (ToolErrorKind.InvalidArguments, "invalid url")
+    assert internet.lookups == []
+    assert internet.dials == []
+
+
 async def test_names_compare_after_the_host_parse(
     make_fetch: FetchFactory, site: SiteFactory
 ) -> None:

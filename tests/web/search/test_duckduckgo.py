@@ -255,6 +255,28 @@ async def test_parsing_is_bounded_to_one_mebibyte(internet: FakeInternet, serve:
     assert result["results"] == EXPECTED_ROWS
 
 
+async def test_a_page_nested_a_megabyte_deep_is_parsed_in_bounded_time(
+    internet: FakeInternet, serve: Serve
+) -> None:
+    # 200,000 nested <div>s would take the tree builder minutes on the event loop; the parser
+    # sees the page only up to its 4,097th start tag, so the results at the top still come back.
+    deep = PAGE.replace("</body>", "<div>" * 200_000 + "</body>")
+    await start(serve, text=deep)
+    result = json.loads(await WebSearch(provider(internet)).call({"query": "q"}))
+    assert result["results"] == EXPECTED_ROWS
+
+
+def test_the_page_is_cut_before_its_4097th_start_tag() -> None:
+    from runvil.web._search.providers.duckduckgo import MAX_START_TAGS, _first_start_tags
+
+    assert MAX_START_TAGS == 4096
+    text = "x<br>" + "<p>a</p>" * 5000
+    cut = _first_start_tags(text)
+    assert cut == "x<br>" + "<p>a</p>" * 4095
+    assert _first_start_tags("<p>a</p>" * 4096) == "<p>a</p>" * 4096
+    assert _first_start_tags("a < b, </p> <3") == "a < b, </p> <3"
+
+
 async def test_requests_are_made_one_at_a_time_and_spaced(
     internet: FakeInternet, serve: Serve
 ) -> None:

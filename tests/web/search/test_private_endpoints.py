@@ -15,7 +15,7 @@ from aiohttp import web
 from runvil._errors import ToolError, ToolErrorKind
 from runvil.web import SearchSettings, WebSearch, provider_from_settings
 from runvil.web._search.egress import Egress
-from runvil.web._search.provider import ProviderError
+from runvil.web._search.provider import ProviderError, parse_endpoint
 from runvil.web._search.providers import GatewayProvider, SearxngProvider
 from tests.fixtures.internet import FakeInternet, Served
 from tests.web.search.conftest import Serve
@@ -126,3 +126,34 @@ async def test_the_egress_lists_by_host_and_port(
     with pytest.raises(ProviderError):
         await default_ports.send("GET", "https://api.corp.example:8443/x")
     assert internet.dials == [("10.3.0.1", 8443)]
+
+
+# --- endpoint names in the one spelling (issue 22, item 6) ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: SearxngProvider("https://searx.example.org../"),
+         "the SearXNG URL has a host name with an empty label"),
+        (lambda: SearxngProvider("https://searx..example.org/"),
+         "the SearXNG URL has a host name with an empty label"),
+        (lambda: GatewayProvider("https://gw.example../v1/web/search", "k"),
+         "the gateway URL has a host name with an empty label"),
+        (lambda: parse_endpoint("api.example..:443"),
+         "search endpoint 'api.example..:443' has an invalid host"),
+        (lambda: parse_endpoint(".api.example:443"),
+         "search endpoint '.api.example:443' has an invalid host"),
+    ],
+)
+def test_an_endpoint_with_an_empty_label_is_refused_when_declared(
+    make: Callable[[], object], message: str
+) -> None:
+    with pytest.raises(ValueError) as caught:
+        make()
+    assert str(caught.value) == message
+
+
+def test_one_trailing_dot_declares_the_same_endpoint() -> None:
+    assert parse_endpoint("API.Example.:443") == ("api.example", 443)
+    assert SearxngProvider("https://searx.example.org./").endpoints == ("searx.example.org:443",)

@@ -16,9 +16,14 @@ An operator's host rules (:class:`~runvil.web._fetch.hosts.HostRules`, absent by
 two things. A host listed in ``private_hosts`` may use ``http`` and its listed port, and its
 target is marked ``private`` (its addresses are then judged by the named-private rule); a
 redirect keeps that only while every URL of the fetch so far was a listed host, so a public
-page can never send the fetch into the intranet. And the domain lists run last, before any
-lookup: ``domain not allowed: {host}``, hard for the first URL, the soft redirect refusal for a
-hop.
+page can never send the fetch into the intranet. A host with an empty label
+(``secret.example.com..``, ``a..b``: anything but one trailing dot) is ``invalid url`` after the
+IP-literal check, hard for the first URL and the soft redirect refusal for a hop, so every later
+comparison reads one spelling of the name. And the domain lists run last, before any lookup:
+``domain not allowed: {host}``, hard for the first URL, the soft redirect refusal for a hop.
+Without host rules (the default policy) none of this applies, and such a name goes to the
+resolver as the specification says (the system resolver cannot look it up: ``dns resolution
+failed for {host}``).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import NamedTuple
 
 from ada_url import HostType
 
+from runvil._net.hostnames import has_empty_label
 from runvil.web._fetch.hosts import HostRules
 from runvil.web._fetch.policy import ALLOWED_PORTS, ALLOWED_SCHEMES
 from runvil.web._fetch.urlrecord import UrlRecord, parse_record
@@ -205,6 +211,10 @@ def _admit_parsed(
     hostname: str = url.hostname
     if url.host_type in (HostType.IPV4, HostType.IPV6):
         raise UrlRefused(f"ip literal host not allowed: {hostname.strip('[]')}")
+    if rules is not None and has_empty_label(hostname):
+        # The operator's rules compare names; a name with an empty label has no one reading
+        # (one trailing dot is the root, two are not a DNS name), so it is not a URL they admit.
+        raise UrlRefused(INVALID_URL)
 
     # A fragment never goes to the server (seed 001, "Query strings and fragments"). In a
     # serialised special URL the first "#" always starts the fragment (the parser percent-encodes

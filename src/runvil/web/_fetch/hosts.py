@@ -10,12 +10,15 @@ Domain lists: a host matches a listed domain when it equals it or is a subdomain
 after the WHATWG host parse (lowercase, punycode) and without a trailing dot, so
 ``docs.example.com`` matches ``example.com`` and ``badexample.com`` does not. A ``blocked_domains``
 match always refuses; a non-empty ``allowed_domains`` refuses every host that matches none.
+Names are compared in the one spelling of :func:`runvil._net.hostnames.host_key`; a name with
+an empty label never reaches the lists (admission refuses it wherever host rules apply), and
+were one to, the lists would refuse it.
 """
 
 from __future__ import annotations
 
-from runvil._net.hostnames import PrivateHosts
-from runvil.web._fetch.policy import FetchPolicy, domain_entry
+from runvil._net.hostnames import PrivateHosts, domain_entry, domain_refused
+from runvil.web._fetch.policy import FetchPolicy
 
 __all__ = ["HostRules", "host_rules"]
 
@@ -37,16 +40,7 @@ class HostRules:
 
     def domain_refused(self, host: str) -> bool:
         """Whether the domain lists refuse ``host`` (a WHATWG host)."""
-        if not self.allowed and not self.blocked:
-            return False
-        name = host[:-1] if host.endswith(".") else host
-        if self.blocked and _matches(name, self.blocked):
-            return True
-        return bool(self.allowed) and not _matches(name, self.allowed)
-
-
-def _matches(name: str, domains: tuple[str, ...]) -> bool:
-    return any(name == domain or name.endswith("." + domain) for domain in domains)
+        return domain_refused(host, self.allowed, self.blocked)
 
 
 def host_rules(policy: FetchPolicy) -> HostRules | None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from runvil._net.hostnames import PrivateHosts, normal_host
+from runvil._net.hostnames import PrivateHosts
+from runvil._net.hostnames import domain_entry as domain_entry  # the faces read entries here
 from runvil._net.proxy import proxy_setting
 from runvil._net.trust import check_ca_bundle
 
@@ -81,6 +82,7 @@ class FetchPolicy:
     disallows for the User-Agent's product token (RFC 9309)."""
 
     def __post_init__(self) -> None:
+        user_agent_value(self.user_agent)
         if self.pdf_max_pages < 1:
             raise ValueError("pdf_max_pages must be at least 1")
         for name in ("private_hosts", "allowed_domains", "blocked_domains"):
@@ -97,18 +99,22 @@ class FetchPolicy:
                 domain_entry(entry, name)
 
 
-def domain_entry(entry: object, setting: str = "allowed_domains") -> str:
-    """A ``allowed_domains`` / ``blocked_domains`` entry as the host parser writes it; raises
-    ``ValueError`` naming the entry for anything that is not a domain name."""
-    if not isinstance(entry, str):
-        raise ValueError(f"{setting} entry {entry!r} is not a string")
-    if entry.strip().startswith(("*.", ".")):
-        bare = entry.strip().lstrip("*.")
-        raise ValueError(
-            f"{setting} entry {entry!r}: write the domain itself ({bare}); it covers every "
-            "subdomain"
-        )
-    try:
-        return normal_host(entry.strip())
-    except ValueError as err:
-        raise ValueError(f"{setting} entry {entry!r} is {err}") from None
+#: The longest User-Agent a policy may set. Servers refuse long request heads (nginx answers 400
+#: past 8 KiB of one header line by default), and a product token and a version need a few dozen.
+MAX_USER_AGENT = 1024
+
+
+def user_agent_value(value: object, setting: str = "user_agent") -> str:
+    """The one rule for a User-Agent, wherever it is set (a ``FetchPolicy``, ``runvil.toml``, a
+    variable, a flag): a string of printable ASCII (space to ``~``) of at most
+    :data:`MAX_USER_AGENT` characters. A CR or LF would end the header (aiohttp then refuses the
+    request, and every fetch failed as a misleading network error), a non-ASCII character went
+    out as raw UTF-8, and a 64 KiB value was answered 400. Raises ``ValueError`` naming
+    ``setting``, never quoting the value."""
+    if not isinstance(value, str):
+        raise ValueError(f"{setting} must be a string")
+    if any(not " " <= c <= "~" for c in value):
+        raise ValueError(f"{setting} must be printable ASCII (an HTTP header value)")
+    if len(value) > MAX_USER_AGENT:
+        raise ValueError(f"{setting} must be at most {MAX_USER_AGENT} characters")
+    return value

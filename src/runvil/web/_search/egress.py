@@ -62,7 +62,7 @@ from runvil._net import (
 from runvil._net.body import BodyTooLarge, read_bounded
 from runvil._net.connector import open_session, send
 from runvil._net.decoding import ACCEPT_ENCODING, BodyDecodeError, UnsupportedEncoding
-from runvil._net.hostnames import PrivateHosts
+from runvil._net.hostnames import PrivateHosts, host_key
 from runvil._net.proxy import Proxies, ProxyRefused, proxy_setting
 from runvil.web._search.provider import ProviderError, parse_endpoint
 
@@ -223,7 +223,7 @@ class Egress:
 
     # -- pieces ----------------------------------------------------------------------------
     def _check_target(self, target: URL) -> tuple[str, int]:
-        host = (target.raw_host or "").lower().rstrip(".")
+        host = host_key(target.raw_host or "")
         port = target.port
         if port is None or not self.rule.admits(target.scheme, host, port):
             log.warning(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from runvil._errors import KindedError, ToolErrorKind
+from runvil._net.hostnames import has_empty_label, host_key
 
 Freshness = Literal["pd", "pw", "pm", "py"]
 SafeSearch = Literal["off", "moderate", "strict"]
@@ -102,6 +103,6 @@ def parse_endpoint(endpoint: str) -> tuple[str, int]:
         raise ValueError(f"search endpoint {endpoint!r} has port out of range")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
-    if not host or any(c in host for c in "/[]@ \t\r\n?#"):
+    if not host or any(c in host for c in "/[]@ \t\r\n?#") or has_empty_label(host):
         raise ValueError(f"search endpoint {endpoint!r} has an invalid host")
-    return host.lower().rstrip("."), port
+    return host_key(host), port

@@ -12,7 +12,7 @@ import asyncio
 import copy
 import logging
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from runvil._errors import ToolError, ToolErrorKind
@@ -26,6 +26,7 @@ from runvil.web._search.provider import (
     parse_endpoint,
 )
 from runvil.web._search.render import RenderError, check_urls, render
+from runvil.web._search.rows import DomainLists, shown_rows
 from runvil.web._search.schema import DESCRIPTION, PARAMETERS, TOOL_ID
 
 log = logging.getLogger("runvil.web.search")
@@ -53,11 +54,20 @@ class WebSearch:
     """
 
     def __init__(
-        self, provider: SearchProvider, *, memo_size: int = MEMO_SIZE, memo_chars: int = MEMO_CHARS
+        self,
+        provider: SearchProvider,
+        *,
+        memo_size: int = MEMO_SIZE,
+        memo_chars: int = MEMO_CHARS,
+        allowed_domains: Iterable[str] = (),
+        blocked_domains: Iterable[str] = (),
     ) -> None:
         for endpoint in provider.endpoints:
             parse_endpoint(endpoint)
         self.provider = provider
+        #: The operator's domain lists (the fetch policy's, off by default): rows whose host they
+        #: refuse are not shown (:mod:`runvil.web._search.rows`).
+        self.domains = DomainLists(allowed_domains, blocked_domains)
         self._memo_size = memo_size
         self._memo_chars = memo_chars
         self._memo_held = 0
@@ -115,7 +125,7 @@ class WebSearch:
             raise ToolError(ToolErrorKind.Transport, "web_search: request failed") from exc
         try:
             check_urls(results)
-            return render(request.query, results)
+            return render(request.query, shown_rows(results, self.domains))
         except RenderError as exc:
             log.warning("provider %s returned unrenderable rows: %s", self.provider.name, exc)
             raise ToolError(

@@ -13,7 +13,6 @@ vendor did with them.
 from __future__ import annotations
 
 import html
-import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
@@ -153,13 +152,6 @@ def query_with_operators(request: SearchRequest) -> str:
     if len(combined) > MAX_QUERY_CHARS or len(combined.split()) > MAX_QUERY_WORDS:
         return request.query
     return combined
-
-
-def decode_json(body: bytes | None) -> Any:
-    """Parse a JSON body; ``ValueError`` when it is not UTF-8 JSON."""
-    if body is None:
-        raise ValueError("no body")
-    return json.loads(body.decode("utf-8"))
 
 
 def quote_body(body: bytes, secrets: Secrets | None = None) -> str:

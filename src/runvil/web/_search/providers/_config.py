@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from yarl import URL
 
-from runvil._net.hostnames import PrivateHosts
+from runvil._net.hostnames import PrivateHosts, has_empty_label, host_key
 
 
 def endpoint_url(
@@ -44,6 +44,8 @@ def endpoint_url(
         raise ValueError(f"{what} must not contain credentials")
     if parsed.raw_fragment:
         raise ValueError(f"{what} must not contain a fragment")
-    host = parsed.raw_host.lower().rstrip(".")
+    if has_empty_label(parsed.raw_host):
+        raise ValueError(f"{what} has a host name with an empty label")
+    host = host_key(parsed.raw_host)
     name = f"[{host}]" if ":" in host else host
     return parsed, f"{name}:{parsed.port}"

@@ -17,13 +17,13 @@ from runvil.web._search.egress import DEFAULT_TIMEOUT, Egress, EgressResponse
 from runvil.web._search.provider import ProviderError, SearchRequest, SearchResult
 from runvil.web._search.providers._common import (
     backend_error,
-    decode_json,
     describe_error_body,
     filter_domains,
     malformed,
     quote_text,
     unreadable_error,
 )
+from runvil.web._search.providers._json import decode_json
 
 
 class KeyedProvider:

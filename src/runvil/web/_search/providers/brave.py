@@ -19,12 +19,12 @@ from runvil.web._search.egress import EgressResponse, retry_on_status
 from runvil.web._search.provider import SearchRequest, SearchResult
 from runvil.web._search.providers._common import (
     clean_text,
-    decode_json,
     malformed,
     optional_text,
     query_with_operators,
     string_list,
 )
+from runvil.web._search.providers._json import decode_json
 from runvil.web._search.providers._keyed import KeyedProvider
 
 URL = "https://api.search.brave.com/res/v1/web/search"

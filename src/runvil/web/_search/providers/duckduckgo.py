@@ -1,7 +1,8 @@
 """DuckDuckGo's HTML endpoint: the keyless default (``POST https://html.duckduckgo.com/html/``).
 
-There is no API, so this provider reads the result page, defensively: at most 1 MiB of it is
-parsed (the results sit at the top), with a forgiving HTML parser, keeping only organic result
+There is no API, so this provider reads the result page, defensively: at most 1 MiB of it, and
+of that no more than its first 4,096 start tags, is parsed (the results sit at the top), with a
+forgiving HTML parser, keeping only organic result
 blocks (ads and ``y.js`` links dropped) and unwrapping DuckDuckGo's ``/l/?uddg=`` redirect links
 to the real target, so a follow-up fetch goes to the page and not through DuckDuckGo.
 
@@ -14,6 +15,7 @@ cool-down instead of prolonging the block. Requests are made one at a time, spac
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Sequence
 from urllib.parse import parse_qs, urlsplit
@@ -38,6 +40,13 @@ URL = "https://html.duckduckgo.com/html/"
 ENDPOINT = "html.duckduckgo.com:443"
 #: How much of a result page is parsed.
 MAX_PAGE_BYTES = 1_048_576
+#: Start tags parsed at most. The HTML tree builder's cost grows with the square of the nesting
+#: depth (a megabyte of nested ``<div>`` takes minutes, on the event loop), and no element can
+#: nest deeper than the start tags before it, so the page is cut before its 4,097th: a real
+#: result page has well under a thousand. Counted generously (void elements, and a ``<`` plus
+#: letter anywhere, script and comments included), so the cut only comes earlier.
+MAX_START_TAGS = 4096
+_START_TAG = re.compile(r"<[A-Za-z]")
 #: DuckDuckGo serves its HTML page to browsers; a library User-Agent is challenged at once.
 BROWSER_USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 
@@ -153,7 +162,7 @@ def _challenged(response: EgressResponse) -> bool:
 
 def parse_page(page: bytes) -> list[SearchResult]:
     """Organic results of a DuckDuckGo HTML page, in page order."""
-    tree = LexborHTMLParser(page.decode("utf-8", "replace"))
+    tree = LexborHTMLParser(_first_start_tags(page.decode("utf-8", "replace")))
     results: list[SearchResult] = []
     for block in tree.css("div.result"):
         classes = (block.attributes.get("class") or "").split()
@@ -175,6 +184,15 @@ def parse_page(page: bytes) -> list[SearchResult]:
             )
         )
     return results
+
+
+def _first_start_tags(text: str) -> str:
+    """``text`` cut before its start tag number :data:`MAX_START_TAGS` + 1 (whole if it has no
+    more): the nesting the parser sees is bounded by construction, whatever the page holds."""
+    for index, tag in enumerate(_START_TAG.finditer(text)):
+        if index == MAX_START_TAGS:
+            return text[: tag.start()]
+    return text
 
 
 def unwrap(href: str) -> str | None:

@@ -8,7 +8,6 @@ its order: status, then size (256 KiB, before any parsing), then UTF-8, then the
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -25,6 +24,7 @@ from runvil.web._search.providers._common import (
     unreadable_error,
 )
 from runvil.web._search.providers._config import endpoint_url
+from runvil.web._search.providers._json import decode_json_text
 
 #: A successful body larger than this is rejected whole (seed 001).
 MAX_RESPONSE_BYTES = 262_144
@@ -118,7 +118,7 @@ def parse_results(text: str) -> list[SearchResult]:
     that is not an object or has no string ``url``, or a known field of the wrong type is
     ``malformed search response``; unknown fields are ignored."""
     try:
-        document = json.loads(text)
+        document = decode_json_text(text)
     except ValueError:
         raise malformed() from None
     if not isinstance(document, dict) or not isinstance(document.get("results"), list):

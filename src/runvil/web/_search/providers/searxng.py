@@ -24,7 +24,6 @@ from runvil.web._search.provider import ProviderError, SearchRequest, SearchResu
 from runvil.web._search.providers._common import (
     backend_error,
     clean_text,
-    decode_json,
     describe_error_body,
     escape_controls,
     filter_domains,
@@ -36,6 +35,7 @@ from runvil.web._search.providers._common import (
     unreadable_error,
 )
 from runvil.web._search.providers._config import endpoint_url
+from runvil.web._search.providers._json import decode_json
 
 TIME_RANGES = {"pd": "day", "pw": "week", "pm": "month", "py": "year"}
 SAFESEARCH = {"off": "0", "moderate": "1", "strict": "2"}

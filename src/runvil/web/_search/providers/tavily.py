@@ -16,11 +16,11 @@ from typing import Any
 
 from runvil.web._search.provider import SearchRequest, SearchResult
 from runvil.web._search.providers._common import (
-    decode_json,
     normal_domain,
     optional_text,
     rows_as_results,
 )
+from runvil.web._search.providers._json import decode_json
 from runvil.web._search.providers._keyed import KeyedProvider
 
 URL = "https://api.tavily.com/search"

@@ -38,8 +38,11 @@ import ipaddress
 import os
 import socket
 import sys
+import time
 from collections import OrderedDict
-from typing import Any, cast
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
@@ -50,9 +53,13 @@ from runvil import __version__
 from runvil._envelope import envelope
 from runvil._errors import ToolError
 from runvil._faces.config import ConfigError
+from runvil._faces.mcp_sessions import SessionLimits, SessionTable
 from runvil._faces.wiring import MCP_FORMS, Wiring
 from runvil._host import Host, Run, ToolObject
 from runvil.web._fetch.policy import FetchPolicy
+
+if TYPE_CHECKING:
+    from runvil._faces.mcp_http import Audience
 
 __all__ = [
     "ARGUMENT_BUDGET",
@@ -161,10 +168,18 @@ class WebToolServer:
     """
 
     def __init__(
-        self, host: Host, *, use_envelope: bool = True, policy: FetchPolicy | None = None
+        self,
+        host: Host,
+        *,
+        use_envelope: bool = True,
+        policy: FetchPolicy | None = None,
+        session_limits: SessionLimits | None = None,
     ) -> None:
         self.host = host
         self.use_envelope = use_envelope
+        self.session_limits = session_limits if session_limits is not None else SessionLimits()
+        """How many HTTP sessions the server keeps, per peer and in total, and how long idle
+        (:mod:`runvil._faces.mcp_sessions`)."""
         self.tools: dict[str, ToolObject] = {t.wire_name: t for t in host.tools.values()}
         self.listed = [
             types.Tool(
@@ -254,6 +269,11 @@ class WebToolServer:
         run = self._session_runs.get(session_id)
         if run is None:
             run = self._session_runs[session_id] = self.host.run()
+            connection = getattr(ctx, "connection", None)
+            if connection is not None:
+                # However the SDK ends the session (a DELETE, its own idle limit, a crash, the
+                # session table ending it), the run ends with it.
+                connection.exit_stack.push_async_callback(self.end_session, session_id)
             if len(self._session_runs) > _MAX_SESSIONS:
                 _, oldest = self._session_runs.popitem(last=False)
                 closing = asyncio.ensure_future(oldest.aclose())
@@ -262,6 +282,13 @@ class WebToolServer:
         else:
             self._session_runs.move_to_end(session_id)
         return run, False
+
+    async def end_session(self, session_id: str) -> None:
+        """End the run of one HTTP session (ended by its client, by the SDK or by the session
+        table): its calls in flight are cancelled and unwound, and what it kept is released."""
+        run = self._session_runs.pop(session_id, None)
+        if run is not None:
+            await run.aclose()
 
     async def aclose(self) -> None:
         """End every session's run, cancelling calls still in flight."""
@@ -306,9 +333,8 @@ class WebToolServer:
         warning first.
         """
         import uvicorn
-        from mcp.server.transport_security import TransportSecuritySettings
 
-        from runvil._faces.mcp_http import MAX_CONNECTIONS, MAX_REQUEST_BYTES, Audience, HttpGuard
+        from runvil._faces.mcp_http import MAX_CONNECTIONS, Audience
 
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
@@ -322,16 +348,9 @@ class WebToolServer:
         sock.setblocking(False)
         address, bound = sock.getsockname()[:2]
         shown = f"[{host}]" if ":" in host else host
-        # The SDK's own Host check covers three names on any port; runvil's guard covers every
-        # bind, on the bound port, so the SDK's is turned off rather than run twice.
-        app = self.server.streamable_http_app(
-            host=host,
-            max_request_body_size=MAX_REQUEST_BYTES,
-            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-        )
-        guarded = HttpGuard(app, Audience.for_bind(host, str(address), bound))
+        stack = self.http_stack(host, Audience.for_bind(host, str(address), bound))
         config = uvicorn.Config(
-            guarded, log_level="warning", lifespan="on", timeout_graceful_shutdown=2,
+            stack.app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2,
             backlog=1024, limit_concurrency=MAX_CONNECTIONS,
         )
         server = uvicorn.Server(config)
@@ -343,10 +362,44 @@ class WebToolServer:
                     file=sys.stderr, flush=True,
                 )
             print(f"runvil mcp: serving http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
+        sweeper = asyncio.ensure_future(stack.table.sweep_forever())
         try:
             await server.serve(sockets=[sock])
         finally:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
             sock.close()
+
+    def http_stack(
+        self, host: str, audience: Audience, *, clock: Callable[[], float] = time.monotonic
+    ) -> HttpStack:
+        """The ASGI app ``run_http`` serves: the Host/Origin and body guard, then the session
+        table, then the SDK's streamable HTTP app (whose lifespan runs its session manager)."""
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        from runvil._faces.mcp_http import MAX_REQUEST_BYTES, HttpGuard
+
+        # The SDK's own Host check covers three names on any port; runvil's guard covers every
+        # bind, on the bound port, so the SDK's is turned off rather than run twice.
+        sdk = self.server.streamable_http_app(
+            host=host,
+            max_request_body_size=MAX_REQUEST_BYTES,
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        )
+        table = SessionTable(sdk, self.session_limits, end_run=self.end_session, clock=clock)
+        return HttpStack(HttpGuard(table, audience), table, sdk)
+
+
+@dataclass(frozen=True)
+class HttpStack:
+    """What ``runvil mcp --http`` serves, by layer."""
+
+    app: Any
+    """The outermost ASGI app (the guard)."""
+    table: SessionTable
+    sdk: Any
+    """The SDK's Starlette app; its lifespan runs the session manager."""
 
 
 def _offers_start_index(tool: ToolObject | None) -> bool:

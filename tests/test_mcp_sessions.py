@@ -13,6 +13,7 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,7 +21,8 @@ import pytest
 from aiohttp import web
 
 from runvil import Host
-from runvil._faces.mcp import HttpStack, WebToolServer
+from runvil._faces.config import ConfigError, describe, load_config
+from runvil._faces.mcp import HttpStack, WebToolServer, session_limits
 from runvil._faces.mcp_http import Audience
 from runvil._faces.mcp_sessions import (
     IDLE_TIMEOUT,
@@ -288,3 +290,40 @@ async def test_sessionless_requests_open_nothing(internet: FakeInternet) -> None
                 await c.post("/mcp", content=message("tools/list"), headers={
                     **HEADERS, "Mcp-Protocol-Version": "2026-07-28"})
         assert small.sessions == []
+
+
+# -- the operator's settings -------------------------------------------------------------------
+
+
+def test_the_limits_come_from_the_file_the_environment_and_flags(tmp_path: Path) -> None:
+    (tmp_path / "runvil.toml").write_text(
+        "[mcp]\nmax_sessions = 64\nsession_idle_timeout = 90.5\n", encoding="utf-8"
+    )
+    env = {"HOME": str(tmp_path), "RUNVIL_MCP_SESSIONS_PER_PEER": "4"}
+    config = load_config(env=env, cwd=tmp_path)
+    assert session_limits(config) == SessionLimits(total=64, per_peer=4, idle=90.5)
+    assert describe(config)["mcp"] == {
+        "max_sessions": 64, "sessions_per_peer": 4, "session_idle_timeout": 90.5,
+    }
+    flagged = load_config({"mcp_max_sessions": 8}, env=env, cwd=tmp_path)
+    assert session_limits(flagged).total == 8
+    assert session_limits(load_config(env={"HOME": str(tmp_path)})) == SessionLimits()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("RUNVIL_MCP_MAX_SESSIONS", "0",
+         "RUNVIL_MCP_MAX_SESSIONS must be a whole number of sessions, 1 or more, not 0"),
+        ("RUNVIL_MCP_SESSIONS_PER_PEER", "x",
+         "RUNVIL_MCP_SESSIONS_PER_PEER must be a whole number of sessions, 1 or more, not 'x'"),
+        ("RUNVIL_MCP_SESSION_IDLE_TIMEOUT", "0",
+         "RUNVIL_MCP_SESSION_IDLE_TIMEOUT must be a number of seconds above 0, not '0'"),
+        ("RUNVIL_MCP_SESSION_IDLE_TIMEOUT", "inf",
+         "RUNVIL_MCP_SESSION_IDLE_TIMEOUT must be a number of seconds above 0, not 'inf'"),
+    ],
+)
+def test_bad_limits_are_refused(tmp_path: Path, variable: str, value: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(env={"HOME": str(tmp_path), variable: value}, cwd=tmp_path)
+    assert str(info.value) == message

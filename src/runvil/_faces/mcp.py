@@ -52,7 +52,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from runvil import __version__
 from runvil._envelope import envelope
 from runvil._errors import ToolError
-from runvil._faces.config import ConfigError
+from runvil._faces.config import Config, ConfigError
 from runvil._faces.mcp_sessions import SessionLimits, SessionTable
 from runvil._faces.wiring import MCP_FORMS, Wiring
 from runvil._host import Host, Run, ToolObject
@@ -479,6 +479,16 @@ def served_tools(wiring: Wiring) -> tuple[str, ...]:
     return names
 
 
+def session_limits(config: Config) -> SessionLimits:
+    """The HTTP session limits the configuration sets (``[mcp]``), the defaults elsewhere."""
+    default = SessionLimits()
+    return SessionLimits(
+        total=config.mcp_max_sessions or default.total,
+        per_peer=config.mcp_sessions_per_peer or default.per_peer,
+        idle=config.mcp_session_idle_timeout or default.idle,
+    )
+
+
 async def serve(wiring: Wiring, *, http: tuple[str, int] | None = None) -> None:
     """``runvil mcp``: serve the configured web tools over stdio or streamable HTTP."""
     config = wiring.config
@@ -494,7 +504,10 @@ async def serve(wiring: Wiring, *, http: tuple[str, int] | None = None) -> None:
         if pack is not None and pack.reason is not None:
             print(f"runvil mcp: the web Pack is unavailable: {pack.reason}; serving no tools",
                   file=sys.stderr, flush=True)
-        server = WebToolServer(host, use_envelope=config.envelope, policy=wiring.face_policy)
+        server = WebToolServer(
+            host, use_envelope=config.envelope, policy=wiring.face_policy,
+            session_limits=session_limits(config),
+        )
         try:
             if http is None:
                 await server.run_stdio()

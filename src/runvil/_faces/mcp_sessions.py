@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -59,6 +60,8 @@ SESSIONS_PER_PEER = 256
 #: Seconds without a request before a session is ended: the age of a page the session keeps
 #: (ten minutes), so a session idle that long has nothing left to read on from.
 IDLE_TIMEOUT = 600.0
+
+logger = logging.getLogger("runvil.mcp")
 
 _SESSION_HEADER = "mcp-session-id"
 _VERSION_HEADER = "mcp-protocol-version"
@@ -193,7 +196,10 @@ class SessionTable:
         period = min(max(self.limits.idle / 10, 1.0), 60.0)
         while True:
             await asyncio.sleep(period)
-            await self.sweep()
+            try:
+                await self.sweep()
+            except Exception:  # one failed end must not stop every later sweep
+                logger.exception("runvil mcp: ending idle sessions failed")
 
     async def end_all(self) -> None:
         """End every session (the server is shutting down)."""

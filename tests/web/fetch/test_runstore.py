@@ -4,6 +4,7 @@ outside the evictable budget, and a run's entries gone the moment it ends."""
 from __future__ import annotations
 
 import gc
+import hashlib
 import math
 
 from runvil._tools import RunScope
@@ -138,7 +139,10 @@ def test_fingerprints_tell_texts_apart_and_match_across_stores() -> None:
     assert fingerprint_text("abc") == fingerprint_text("abc")
     assert fingerprint_text("abc") != fingerprint_text("abd")
     assert fingerprint_text("\ud800x").length == 2  # a lone surrogate has one too
-    assert fingerprint_text("") == Fingerprint(0, bytes.fromhex("cae66941d9efbd404e4d88758ea67670"))
+    assert fingerprint_text("") == Fingerprint(0, bytes.fromhex("e3b0c44298fc1c149afbf4c8996fb924"))
+    long = "\U0001f600x" * 1_000_000  # past one chunk: the same digest as in one piece
+    whole = hashlib.sha256(long.encode("utf-8")).digest()[:16]
+    assert fingerprint_text(long) == Fingerprint(2_000_000, whole)
 
 
 def test_a_run_that_ends_releases_everything_at_once() -> None:

@@ -272,7 +272,10 @@ async def test_a_client_delete_ends_the_run_and_leaves_the_table(internet: FakeI
     async with serving(internet) as small:
         a = "198.51.100.1"
         session = await small.open(a)
-        await small.post(a, message("tools/list"), session)
+        refused = await small.post(a, message("tools/call", {
+            "name": "web_fetch", "arguments": {"url": "https://user@example.com/"}}), session)
+        assert "url must not contain userinfo" in refused.text  # no network; the run exists
+        run = small.server._session_runs[session]
         transport = httpx.ASGITransport(app=small.stack.app, client=(a, 40000))
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:9") as c:
             gone = await c.delete("/mcp", headers={
@@ -280,6 +283,26 @@ async def test_a_client_delete_ends_the_run_and_leaves_the_table(internet: FakeI
         assert gone.status_code == 200
         assert small.sessions == []
         assert small.stack.table.ended == 0  # the client ended it, not the table
+        assert run.closed and session not in small.server._session_runs
+
+
+async def test_a_session_the_sdk_ended_ends_its_run_at_its_next_request(
+    internet: FakeInternet,
+) -> None:
+    """A session the SDK ended without the table (a crash of its loop) answers 404: the table
+    forgets it and ends its run then. The SDK's own idle limit is off; the table's is the one."""
+    async with serving(internet) as small:
+        a = "198.51.100.1"
+        session = await small.open(a)
+        await small.post(a, message("tools/call", {
+            "name": "web_fetch", "arguments": {"url": "https://user@example.com/"}}), session)
+        run = small.server._session_runs[session]
+        manager = small.server.server._session_manager
+        assert manager.session_idle_timeout is None
+        await manager._server_instances[session].terminate()
+        assert await small.ping(a, session) == 404
+        assert run.closed and session not in small.server._session_runs
+        assert small.sessions == []
 
 
 async def test_sessionless_requests_open_nothing(internet: FakeInternet) -> None:

@@ -269,11 +269,6 @@ class WebToolServer:
         run = self._session_runs.get(session_id)
         if run is None:
             run = self._session_runs[session_id] = self.host.run()
-            connection = getattr(ctx, "connection", None)
-            if connection is not None:
-                # However the SDK ends the session (a DELETE, its own idle limit, a crash, the
-                # session table ending it), the run ends with it.
-                connection.exit_stack.push_async_callback(self.end_session, session_id)
             if len(self._session_runs) > _MAX_SESSIONS:
                 _, oldest = self._session_runs.popitem(last=False)
                 closing = asyncio.ensure_future(oldest.aclose())
@@ -382,9 +377,13 @@ class WebToolServer:
 
         # The SDK's own Host check covers three names on any port; runvil's guard covers every
         # bind, on the bound port, so the SDK's is turned off rather than run twice.
+        # The session table ends idle sessions (on its own clock, with their runs), so the
+        # SDK's own idle limit, which would end a session without a word to the table, is off;
+        # its session cap stays, far above the table's, as a second wall.
         sdk = self.server.streamable_http_app(
             host=host,
             max_request_body_size=MAX_REQUEST_BYTES,
+            session_idle_timeout=None,
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
         table = SessionTable(sdk, self.session_limits, end_run=self.end_session, clock=clock)

@@ -24,6 +24,9 @@ session's behalf (so the SDK forgets it and its id answers 404 from then on, by 
 path), then ends its Host run (``end_run``): calls still in flight are cancelled and unwound,
 and the pages and fingerprints the run kept are released, before the newcomer's answer goes
 out. A client whose session was ended starts a new one on the 404, as the MCP specification asks.
+A session its client deletes ends its run too, and one the SDK answers 404 for (it lost it on
+its own) ends its run at that answer. The SDK's own idle limit is turned off
+(:meth:`~runvil._faces.mcp.WebToolServer.http_stack`): it would end sessions without a word here.
 
 Sessionless (2026-07-28 single-exchange) requests open no session and pass through untouched.
 """

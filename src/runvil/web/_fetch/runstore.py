@@ -77,17 +77,18 @@ class Fingerprint(NamedTuple):
     digest: bytes
 
 
-#: Characters encoded at once for a fingerprint, so an 8 Mi-character page costs at most 4 MiB
-#: of encoded bytes at a time, not 32.
-_FINGERPRINT_CHUNK = 1 << 20
+#: Characters encoded at once for a fingerprint, so a page of any size costs at most 256 KiB of
+#: encoded bytes at a time (an 8 Mi-character page of emoji would be 32 MiB at once).
+_FINGERPRINT_CHUNK = 1 << 16
 
 
 def fingerprint_text(text: str) -> Fingerprint:
     """The fingerprint of a text: its length in characters and the digest of its UTF-8 (lone
     surrogates included, so every string has one). The same text gives the same fingerprint in
     every process, so a store shared by several processes can compare them. SHA-256, because
-    processors hash it in hardware: about 7 ms for 8 MiB of ASCII on the development machine
-    (encoding wider characters costs more, as decoding them did)."""
+    processors hash it in hardware: about 10 ms for 8 Mi characters of ASCII on the development
+    machine, 60 ms for Greek, 140 ms for emoji (encoding wider characters costs more, as decoding
+    them did)."""
     digest = hashlib.sha256()
     for start in range(0, len(text), _FINGERPRINT_CHUNK):
         digest.update(text[start : start + _FINGERPRINT_CHUNK].encode("utf-8", "surrogatepass"))

@@ -21,7 +21,8 @@ What a client sees:
 The transports bound what a client can make the server hold: one message is at most 4 MiB on
 both (stdio lines: :mod:`runvil._faces.mcp_stdio`, which also answers every malformed line with
 its JSON-RPC error; HTTP bodies: :mod:`runvil._faces.mcp_http`, which also checks ``Host`` and
-``Origin`` on every bind against the address bound).
+``Origin`` on every bind against the address bound), and HTTP sessions are bounded per client
+address and in total, and ended when idle, each with its run (:mod:`runvil._faces.mcp_sessions`).
 
 One nonce per MCP session: stdio serves one session per process; streamable HTTP keys the nonce
 by the ``Mcp-Session-Id`` header of a handshake-era request (the SDK has checked that the session

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-import aiohttp
-
-from runvil._net import Network
+from runvil._net.client import EgressClient
 from runvil._tools import RunScope, current_run
 from runvil.web._fetch.admission import TargetUrl
 from runvil.web._fetch.arguments import FetchRequest
@@ -77,13 +75,13 @@ class Reading:
         return result_text(held, request.start_index, request.max_chars, continuation=True)
 
     def before_hop(
-        self, session: aiohttp.ClientSession, network: Network, rules: HostRules | None = None
+        self, client: EgressClient, rules: HostRules | None = None
     ) -> Callable[[TargetUrl], Awaitable[None]] | None:
         """The hop loop's robots.txt check, or None without ``robots``. ``rules`` are the
         operator's host rules, so a listed private host's robots.txt is read like its pages."""
         if not self.policy.robots:
             return None
-        return robots_check(session, network, self.policy, self.run_scope(), rules)
+        return robots_check(client, self.policy, self.run_scope(), rules)
 
     async def convert(self, page: Page, request: FetchRequest) -> str:
         """A PDF's result text (or its soft failure text)."""

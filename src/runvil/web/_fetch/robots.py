@@ -40,11 +40,10 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 
-import aiohttp
 from protego import Protego
 
 from runvil._errors import ToolError
-from runvil._net import Network
+from runvil._net.client import EgressClient
 from runvil._tools import RunScope
 from runvil.web._fetch import failures
 from runvil.web._fetch.admission import TargetUrl, UrlRefused, admit_url
@@ -139,8 +138,7 @@ def parse_rules(text: str, token: str | None) -> RobotsRules:
 
 
 def robots_check(
-    session: aiohttp.ClientSession,
-    network: Network,
+    client: EgressClient,
     policy: FetchPolicy,
     scope: RunScope,
     host_rules: HostRules | None = None,
@@ -153,7 +151,7 @@ def robots_check(
         key = (target.scheme, target.host, target.port)
         rules = ROBOTS.get(scope, key)
         if rules is None:
-            rules = await _load(session, network, policy, target, token, host_rules)
+            rules = await _load(client, policy, target, token, host_rules)
             ROBOTS.put(scope, key, rules, rules.size)
         if rules.size > _INLINE_SOURCE * _BYTES_PER_SOURCE_BYTE:
             allowed = await asyncio.wrap_future(_parse_pool.submit(rules.allows, target.href))
@@ -166,8 +164,7 @@ def robots_check(
 
 
 async def _load(
-    session: aiohttp.ClientSession,
-    network: Network,
+    client: EgressClient,
     policy: FetchPolicy,
     target: TargetUrl,
     token: str | None,
@@ -183,7 +180,7 @@ async def _load(
         policy, max_bytes=ROBOTS_CAP, continuation=False, pdf=False, robots=False
     )
     try:
-        page = await fetch_page(session, network, reading, Progress(robots_url), host_rules)
+        page = await fetch_page(client, reading, Progress(robots_url), host_rules)
     except failures.StatusFailure as failure:
         return ALLOW_ALL if 400 <= failure.status < 500 else DISALLOW_ALL
     except failures.HopRefused:

@@ -1,7 +1,7 @@
 """``web/fetch``: arguments in, one page out as text with its provenance header.
 
-:class:`WebFetch` is the tool. It owns one aiohttp session (a keep-alive pool guarded per hop,
-see :mod:`runvil._net.connector`), made inside the running event loop either by
+:class:`WebFetch` is the tool. It owns one egress client (:mod:`runvil._net.client`: a
+keep-alive pool guarded per hop), whose pool is made inside the running event loop either by
 ``async with`` or lazily on the first call, because a Host builds its tools before any loop runs.
 
 A call goes: arguments (:mod:`.arguments`) -> URL admission (:mod:`.admission`, no network yet)
@@ -31,8 +31,6 @@ import time
 from collections.abc import Callable
 from typing import Any, Self
 
-import aiohttp
-
 from runvil._closing import AsyncClosing
 from runvil._errors import ToolError, ToolErrorKind
 from runvil._net import Network
@@ -45,7 +43,7 @@ from runvil.web._fetch.content import BodyKind, UnknownCharset, decode_body
 from runvil.web._fetch.deadlines import DeadlineQueue
 from runvil.web._fetch.extract import render_html
 from runvil.web._fetch.hosts import host_rules
-from runvil.web._fetch.http import Page, Progress, open_fetch_session
+from runvil.web._fetch.http import Page, Progress, fetch_client
 from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.reading import reading_for
 from runvil.web._fetch.redirects import fetch_page
@@ -77,20 +75,17 @@ class WebFetch(AsyncClosing):
             ),
         )
         self._reading = reading_for(self.policy)
-        self._session: aiohttp.ClientSession | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._client = fetch_client(self.network, self.policy, self._proxies)
         self._deadlines: DeadlineQueue | None = None
 
     async def __aenter__(self) -> Self:
-        self._ensure_session()
+        self._client.start()
         return self
 
 
     async def aclose(self) -> None:
         """Close the connection pool. A later call opens a new one."""
-        session, self._session, self._loop = self._session, None, None
-        if session is not None and not session.closed:
-            await session.close()
+        await self._client.aclose()
 
     async def fetch(
         self,
@@ -132,11 +127,9 @@ class WebFetch(AsyncClosing):
             kept = self._reading.recall(target, request)
             if kept is not None:
                 return kept  # continuation: the page this run keeps, read without a fetch
-        session = self._ensure_session()
-        loop = self._loop
-        assert loop is not None  # set by _ensure_session
+        loop = asyncio.get_running_loop()
         progress = Progress(target)
-        task = loop.create_task(self._run(session, progress, request))
+        task = loop.create_task(self._run(progress, request))
         deadlines = self._deadline_queue(loop)
         deadline = deadlines.call_later(self.policy.timeout, _expire, task, progress)
         try:
@@ -157,17 +150,12 @@ class WebFetch(AsyncClosing):
         finally:
             deadline.cancel()
 
-    async def _run(
-        self, session: aiohttp.ClientSession, progress: Progress, request: FetchRequest
-    ) -> str:
+    async def _run(self, progress: Progress, request: FetchRequest) -> str:
         reading = self._reading
-        before_hop = (
-            None if reading is None else reading.before_hop(session, self.network, self._rules)
-        )
+        client = self._client
+        before_hop = None if reading is None else reading.before_hop(client, self._rules)
         try:
-            page = await fetch_page(
-                session, self.network, self.policy, progress, self._rules, before_hop
-            )
+            page = await fetch_page(client, self.policy, progress, self._rules, before_hop)
         except failures.SoftFailure as failure:
             return failure.text
         progress.finished = True  # the deadline covers the network only
@@ -190,20 +178,6 @@ class WebFetch(AsyncClosing):
             )
         logger.warning("no room to render %s before its deadline: plain text", page.target.display)
         return await rendering.run_in_thread(lambda: render(page, request, 0.0))
-
-    def _ensure_session(self) -> aiohttp.ClientSession:
-        loop = asyncio.get_running_loop()
-        session = self._session
-        if session is None or session.closed or self._loop is not loop:
-            if session is not None and not session.closed:
-                # A session belongs to the loop it was made in, and one left behind by another
-                # loop cannot be closed from this one: let it go without a close that would fail.
-                session.detach()
-            session = self._session = open_fetch_session(
-                self.network, self.policy, self._proxies
-            )
-            self._loop = loop
-        return session
 
     def _deadline_queue(self, loop: asyncio.AbstractEventLoop) -> DeadlineQueue:
         """The queue that holds this tool's deadlines in ``loop`` (one per loop, as a session)."""

@@ -10,96 +10,51 @@ reads:
 * a host with no allowed address: what it resolved to and why that is refused, and the
   ``private_hosts`` setting when the host is on the operator's own network.
 
-The addresses come from the fetch's own debug log (``host {host} resolved to blocked address
-{addr} in range {range}``, logger ``runvil.web._fetch``), the one place that detail lives, read
-while the fetch runs.
+The addresses come from the fetch's own outcome (:class:`~runvil.web._fetch.outcome.FetchOutcome`:
+the answers the refused host resolved to, the table row each fell in, and whether a redirect led
+there): what the fetch already knew, read from its fields.
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import re
-from collections.abc import Iterator
 
+from runvil.web._fetch.outcome import FetchOutcome
 from runvil.web._fetch.settings import (
     INVALID_ADDRESS,
     listed_on_any_port,
     may_serve_a_private_host,
 )
 
-__all__ = ["fetch_hints", "watch_blocked"]
+__all__ = ["fetch_hints"]
 
-#: The fetch logger's line for a dropped answer (runvil._net.addresses).
-_BLOCKED_LINE = "host %s resolved to blocked address %s in range %s"
-_NO_ADDRESS = re.compile(r"host (?P<host>\S+) has no allowed address")
 #: What a string a person typed without a scheme looks like: a name with a dot, or localhost,
 #: then an optional port and path.
 _BARE = re.compile(r"(?:[^\s:/?#@]+\.[^\s:/?#@]+|localhost)(?::[0-9]+)?(?:[/?#]\S*)?", re.I)
 
 
-class _Blocked(logging.Handler):
-    """Keeps each ``(host, address, range)`` the fetch logger reports as dropped."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.seen: list[tuple[str, str, str]] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.msg == _BLOCKED_LINE and isinstance(record.args, tuple):
-            host, address, cidr = (str(part) for part in record.args)
-            self.seen.append((host, address, cidr))
-
-
-@contextlib.contextmanager
-def watch_blocked() -> Iterator[list[tuple[str, str, str]]]:
-    """While the block runs, collect the answers the fetch drops (the list it yields)."""
-    logger = logging.getLogger("runvil.web.fetch")
-    handler = _Blocked()
-    level = logger.level
-    logger.addHandler(handler)
-    if logger.getEffectiveLevel() > logging.DEBUG:
-        logger.setLevel(logging.DEBUG)
-    try:
-        yield handler.seen
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
-
-
 def fetch_hints(
-    url: str,
-    message: str,
-    blocked: list[tuple[str, str, str]],
-    private_hosts: tuple[str, ...] = (),
+    url: str, outcome: FetchOutcome, private_hosts: tuple[str, ...] = ()
 ) -> list[str]:
-    """The ``hint:`` lines for a fetch of ``url`` that ended with ``message``. ``blocked`` is what
-    :func:`watch_blocked` collected; ``private_hosts`` the policy's list."""
+    """The ``hint:`` lines for a fetch of ``url`` that ended with ``outcome`` (its message, and
+    for a host with no allowed address what the fetch knew: the answers it refused and whether
+    a redirect led there); ``private_hosts`` the policy's list."""
+    message = outcome.message or ""
     if message == "invalid url" or message.startswith("scheme not allowed: "):
         suggestion = _with_scheme(url)
         if suggestion is not None:
             return [f"hint: did you mean {suggestion}?"]
     if message == "scheme not allowed: http":
         return ["hint: runvil fetches https only"]
-    found = _NO_ADDRESS.fullmatch(message)
-    if found is not None:
-        host = found["host"]
-        return _address_hints(host, blocked, _redirected_into(url, host, private_hosts))
+    if outcome.host is not None:
+        host = outcome.host
+        redirected = (
+            bool(private_hosts)
+            and outcome.redirected
+            and listed_on_any_port(private_hosts, host)
+        )
+        return _address_hints(host, outcome.refused, redirected)
     return []
-
-
-def _redirected_into(url: str, host: str, private_hosts: tuple[str, ...]) -> bool:
-    """Whether ``host`` is a listed private host the fetch of ``url`` reached by a redirect
-    (the first URL's own host is judged by its port, and was not listed on it)."""
-    if not private_hosts:
-        return False
-    from runvil.web._fetch.admission import UrlRefused, admit_url
-
-    try:
-        first = admit_url(url).host
-    except UrlRefused:
-        return False
-    return first.rstrip(".") != host.rstrip(".") and listed_on_any_port(private_hosts, host)
 
 
 def _with_scheme(url: str) -> str | None:
@@ -117,10 +72,8 @@ def _with_scheme(url: str) -> str | None:
 
 
 def _address_hints(
-    host: str, blocked: list[tuple[str, str, str]], redirected: bool
+    host: str, dropped: tuple[tuple[str, str], ...], redirected: bool
 ) -> list[str]:
-    name = host.rstrip(".")
-    dropped = [(address, cidr) for seen, address, cidr in blocked if seen.rstrip(".") == name]
     if not dropped:
         return [f"hint: {host} resolved to no address"]
     shown = ", ".join(

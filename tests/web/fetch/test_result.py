@@ -8,7 +8,7 @@ import pytest
 from aiohttp import web
 
 from runvil.web import FetchPolicy, FetchResult
-from runvil.web._fetch.result import parse_result
+from runvil.web._fetch.outcome import FetchOutcome
 from tests.web.fetch.conftest import FetchFactory, SiteFactory
 
 
@@ -96,7 +96,14 @@ async def test_fetch_and_call_are_one_call(make_fetch: FetchFactory, site: SiteF
         "url: https://example.com/t\ntruncated: true\nnext_start_index: 10\n"
         "extraction: plain\n\n3456789"
     )
-    assert parse_result(called) == result
+    assert result == FetchResult(
+        ok=True,
+        text="3456789",
+        url="https://example.com/t",
+        truncated=True,
+        extraction="plain",
+        next_start_index=10,
+    )
 
 
 def test_the_result_is_frozen() -> None:
@@ -105,7 +112,20 @@ def test_the_result_is_frozen() -> None:
         result.text = "y"  # type: ignore[misc]
 
 
-def test_an_empty_page_parses() -> None:
-    assert parse_result("url: https://e.com/\ntruncated: false\nextraction: plain\n\n") == (
+def test_an_empty_page_is_a_header_and_a_result() -> None:
+    outcome = FetchOutcome(text="", url="https://e.com/", extraction="plain")
+    assert outcome.model_text() == "url: https://e.com/\ntruncated: false\nextraction: plain\n\n"
+    assert FetchResult.from_outcome(outcome) == (
         FetchResult(ok=True, text="", url="https://e.com/", extraction="plain")
+    )
+
+
+def test_the_header_has_room_for_what_rendered_the_page() -> None:
+    outcome = FetchOutcome(
+        text="x", url="https://e.com/", truncated=True, extraction="readability",
+        next_start_index=1, rendered_by="browser",
+    )
+    assert outcome.model_text() == (
+        "url: https://e.com/\ntruncated: true\nnext_start_index: 1\n"
+        "extraction: readability\nrendered: browser\n\nx"
     )

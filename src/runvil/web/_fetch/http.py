@@ -22,7 +22,14 @@ from typing import NamedTuple
 from aiohttp import hdrs
 from yarl import URL
 
-from runvil._net import NAMED_PRIVATE, PUBLIC_WEB, DnsError, Network, NoAllowedAddress
+from runvil._net import (
+    NAMED_PRIVATE,
+    PUBLIC_WEB,
+    DnsError,
+    Network,
+    NoAllowedAddress,
+    blocked_range,
+)
 from runvil._net.client import EgressClient, Head, ReadPlan
 from runvil._net.decoding import ACCEPT_ENCODING, UnsupportedEncoding
 from runvil._net.errors import BodyTooLarge, BodyUnreadable, RequestFailed, TimedOut
@@ -37,6 +44,7 @@ from runvil.web._fetch.content import (
     classify_content_type,
     pdf_admission,
 )
+from runvil.web._fetch.outcome import AddressRefused
 from runvil.web._fetch.policy import FetchPolicy
 
 #: Statuses that are followed when they carry a ``Location``; any other 3xx is a plain status.
@@ -159,14 +167,18 @@ async def exchange(
         )
     except DnsError:
         raise failures.dns_failed(target.host) from None
-    except NoAllowedAddress:
-        raise failures.no_allowed_address(target.host) from None
+    except NoAllowedAddress as refused:
+        raise AddressRefused(
+            failures.no_allowed_address(target.host),
+            target.host,
+            tuple((answer, blocked_range(answer) or "") for answer in refused.answers),
+        ) from None
     except TimedOut:
         raise failures.timed_out(target.display) from None
     except ProxyRefused:
         raise failures.proxy_refused(target.href) from None
-    except RequestFailed:
-        raise failures.network_error(target.href) from None
+    except RequestFailed as failed:
+        raise failures.network_error(target.href, type(failed).__name__) from None
     except BodyTooLarge:
         raise failures.size_cap(target.display, policy.max_bytes) from None
     except (BodyUnreadable, UnsupportedEncoding):

@@ -39,15 +39,16 @@ from runvil._tools import Tool
 from runvil.web._fetch import failures, rendering
 from runvil.web._fetch.admission import UrlRefused, admit_url
 from runvil.web._fetch.arguments import FetchRequest, parameters_schema, parse_arguments
-from runvil.web._fetch.content import BodyKind, UnknownCharset, decode_body
+from runvil.web._fetch.content import BodyKind
 from runvil.web._fetch.deadlines import DeadlineQueue
-from runvil.web._fetch.extract import render_html
 from runvil.web._fetch.hosts import host_rules
 from runvil.web._fetch.http import Page, Progress, fetch_client
+from runvil.web._fetch.outcome import AddressRefused, FetchOutcome
+from runvil.web._fetch.pagetext import render_held, slice_outcome
 from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.reading import reading_for
 from runvil.web._fetch.redirects import fetch_page
-from runvil.web._fetch.result import FetchResult, parse_result
+from runvil.web._fetch.result import FetchResult
 
 logger = logging.getLogger("runvil.web.fetch")
 
@@ -107,13 +108,19 @@ class WebFetch(AsyncClosing):
                 raise ValueError("start_index needs FetchPolicy(continuation=True)")
             arguments["start_index"] = start_index
         try:
-            text = await self.call(arguments)
+            outcome = await self.run(arguments)
         except ToolError as error:
-            return FetchResult.failure(error.kind.value, error.message)
-        return parse_result(text)
+            outcome = FetchOutcome.from_error(error)
+        return FetchResult.from_outcome(outcome)
 
     async def call(self, arguments: object) -> str:
         """Run one fetch. Success and soft failures return text; hard failures raise."""
+        return (await self.run(arguments)).model_text()
+
+    async def run(self, arguments: object) -> FetchOutcome:
+        """Run one fetch: its outcome as one typed value (the page, or a soft failure); a hard
+        failure raises :class:`~runvil._errors.ToolError`. The text a model reads is rendered
+        from the outcome (:meth:`~runvil.web._fetch.outcome.FetchOutcome.model_text`)."""
         request = parse_arguments(
             arguments, self.policy.max_chars, continuation=self.policy.continuation
         )
@@ -121,7 +128,7 @@ class WebFetch(AsyncClosing):
             target = admit_url(request.url, self._rules)
         except UrlRefused as refusal:
             if refusal.soft:
-                return refusal.message
+                return FetchOutcome.soft(refusal.message)
             raise ToolError(ToolErrorKind.InvalidArguments, refusal.message) from None
         if self._reading is not None:
             kept = self._reading.recall(target, request)
@@ -134,6 +141,10 @@ class WebFetch(AsyncClosing):
         deadline = deadlines.call_later(self.policy.timeout, _expire, task, progress)
         try:
             return await task
+        except AddressRefused as refused:
+            # Reached by a redirect from another host (a person's hint tells the two apart).
+            refused.redirected = progress.target.host.rstrip(".") != target.host.rstrip(".")
+            raise
         except ToolError:
             raise
         except asyncio.CancelledError:
@@ -141,7 +152,7 @@ class WebFetch(AsyncClosing):
             if current is not None and current.cancelling():
                 raise  # the call itself was cancelled: the task has already closed everything
             if progress.expired:
-                return _deadline_text(progress)
+                return FetchOutcome.soft(_deadline_text(progress))
             logger.error("web_fetch task for %s was cancelled outside its call", target.display)
             raise failures.task_did_not_finish() from None
         except Exception:
@@ -150,17 +161,17 @@ class WebFetch(AsyncClosing):
         finally:
             deadline.cancel()
 
-    async def _run(self, progress: Progress, request: FetchRequest) -> str:
+    async def _run(self, progress: Progress, request: FetchRequest) -> FetchOutcome:
         reading = self._reading
         client = self._client
         before_hop = None if reading is None else reading.before_hop(client, self._rules)
         try:
             page = await fetch_page(client, self.policy, progress, self._rules, before_hop)
         except failures.SoftFailure as failure:
-            return failure.text
+            return FetchOutcome.soft(failure.text, failure.cause)
         progress.finished = True  # the deadline covers the network only
         deadline = time.monotonic() + self.policy.render_timeout
-        render: Callable[[Page, FetchRequest, float | None], str] = render_page
+        render: Callable[[Page, FetchRequest, float | None], FetchOutcome] = render_page
         if reading is not None:
             if page.kind is BodyKind.PDF:
                 return await reading.convert(page, request)  # a worker process, its own limit
@@ -187,7 +198,7 @@ class WebFetch(AsyncClosing):
         return deadlines
 
 
-def _expire(task: asyncio.Task[str], progress: Progress) -> None:
+def _expire(task: asyncio.Task[FetchOutcome], progress: Progress) -> None:
     """The whole-request deadline: cancel a fetch still on the network.
 
     A deadline per call on the fetch's own task, rather than an ``asyncio.timeout`` block inside
@@ -209,51 +220,13 @@ def _deadline_text(progress: Progress) -> str:
     return failures.timed_out(display).text
 
 
-def render_page(page: Page, request: FetchRequest, deadline: float | None = None) -> str:
-    """Decode, extract, cut to ``max_chars`` and put the provenance header on top.
-
-    ``deadline`` (``time.monotonic()``) bounds the HTML rendering: past it, the page's plain-text
-    rendering comes back instead (``render_html``)."""
-    final = page.target
-    try:
-        text = decode_body(_needed_bytes(page, request.max_chars), page.charset)
-    except UnknownCharset as unknown:
-        return failures.unknown_charset(final.display, unknown.label).text
-    if page.kind is BodyKind.HTML:
-        text, extraction = render_html(
-            text, final.href, request.raw, max_chars=request.max_chars, deadline=deadline
-        )
-    else:
-        extraction = "plain"
-    truncated = page.cut_at_cap
-    if len(text) > request.max_chars:
-        text = text[: request.max_chars]
-        truncated = True
-    return (
-        f"url: {final.href}\n"
-        f"truncated: {'true' if truncated else 'false'}\n"
-        f"extraction: {extraction}\n"
-        f"\n"
-        f"{text}"
-    )
-
-
-def _needed_bytes(page: Page, max_chars: int) -> bytes:
-    """The part of the body that decides the result text.
-
-    A verbatim (non-HTML) UTF-8 body only ever shows its first ``max_chars`` characters, and
-    ``max_chars + 1`` characters never take more than ``4 * (max_chars + 1)`` bytes (a BOM
-    included, given the margin), so decoding an 8 MiB body to return 40,000 characters decodes
-    only the first 160 KB. The text and the ``truncated`` flag come out exactly as from the whole
-    body: UTF-8 decoding is self-synchronising, so every character that ends inside the prefix
-    decodes the same, and a prefix that short of the body always holds more than ``max_chars``
-    characters. Other charsets (some stateful, with escapes) are decoded whole.
-    """
-    limit = 4 * (max_chars + 2)
-    if page.kind is BodyKind.HTML or len(page.body) <= limit or not _is_utf8(page.charset):
-        return page.body
-    return page.body[:limit]
-
-
-def _is_utf8(charset: str | None) -> bool:
-    return charset is None or charset.strip(" \t\n\f\r").lower() in ("utf-8", "utf8")
+def render_page(
+    page: Page, request: FetchRequest, deadline: float | None = None
+) -> FetchOutcome:
+    """The outcome of a page without continuation: decoded, rendered and cut at ``max_chars``
+    by the one pipeline (:mod:`.pagetext`). ``deadline`` (``time.monotonic()``) bounds the HTML
+    rendering: past it, the page's plain-text rendering comes back instead."""
+    held = render_held(page, request.raw, request.max_chars, deadline)
+    if isinstance(held, FetchOutcome):
+        return held
+    return slice_outcome(held, 0, request.max_chars, continuation=False)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, Self
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
 
 import aiohttp
 from aiohttp import hdrs
@@ -267,7 +267,26 @@ class EgressClient:
                 if response.content.at_eof():
                     response.release()  # nothing left to read: keep the connection
             else:
-                data, cut = await _read_body(response, plan, deadline)
+                # The body read is inlined here (not a coroutine of its own): every time the
+                # body's next piece wakes the fetch, each frame of the chain is re-entered.
+                decoder = _checked_decoder(response, plan)
+                if decoder is not False:
+                    buffer = BodyBuffer(plan.limit, plan.keep_prefix)
+                    try:
+                        if deadline is None:
+                            complete = await read_decoded(response, decoder, buffer)
+                        else:
+                            async with asyncio.timeout_at(deadline):
+                                complete = await read_decoded(response, decoder, buffer)
+                    except (aiohttp.ClientError, OSError, BodyDecodeError) as exc:  # +Timeout
+                        if not plan.keep_unreadable:
+                            raise BodyUnreadable(type(exc).__name__) from exc
+                    else:
+                        if not complete and not buffer.cut:
+                            raise BodyTooLarge(plan.limit)
+                        if complete:
+                            response.release()  # read to its end: back to the pool
+                        data, cut = buffer.joined(), buffer.cut
             return Response(
                 response.status,
                 response.headers,
@@ -281,35 +300,20 @@ class EgressClient:
             response.close()  # no-op after a complete read released the connection
 
 
-async def _read_body(
-    response: Head, plan: ReadPlan, deadline: float | None
-) -> tuple[bytes | None, bool]:
-    """The decoded body under ``plan`` (the module docstring's order of checks)."""
+def _checked_decoder(response: Head, plan: ReadPlan) -> BodyDecoder | Literal[False] | None:
+    """The body's decoder (``None``: no coding) after the checks on the head, in order: the
+    declared length (when a body over the cap is refused), then the transfer and content
+    codings. ``False``: the codings cannot be read and ``plan`` keeps an unreadable body as
+    ``None``."""
     declared = response.content_length
     if not plan.keep_prefix and declared is not None and declared > plan.limit:
         raise BodyTooLarge(plan.limit)
     try:
-        decoder = _decoder(response.raw_headers)
+        return _decoder(response.raw_headers)
     except UnsupportedEncoding:
         if plan.keep_unreadable:
-            return None, False
+            return False
         raise
-    buffer = BodyBuffer(plan.limit, plan.keep_prefix)
-    try:
-        if deadline is None:
-            complete = await read_decoded(response, decoder, buffer)
-        else:
-            async with asyncio.timeout_at(deadline):
-                complete = await read_decoded(response, decoder, buffer)
-    except (aiohttp.ClientError, OSError, BodyDecodeError) as exc:  # and TimeoutError
-        if plan.keep_unreadable:
-            return None, False
-        raise BodyUnreadable(type(exc).__name__) from exc
-    if not complete and not buffer.cut:
-        raise BodyTooLarge(plan.limit)
-    if complete:
-        response.release()  # read to its end: the connection goes back to the pool
-    return buffer.joined(), buffer.cut
 
 
 #: The lengths of the two field names :func:`_decoder` looks for.

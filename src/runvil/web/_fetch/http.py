@@ -65,7 +65,7 @@ class Progress:
     extra object that lives as long as the fetch.
     """
 
-    __slots__ = ("expired", "finished", "reading_body", "target")
+    __slots__ = ("expired", "finished", "policy", "reading_body", "target")
 
     def __init__(self, target: TargetUrl) -> None:
         self.target = target
@@ -74,6 +74,15 @@ class Progress:
         """The network part is over: the deadline no longer applies."""
         self.expired = False
         """Set by the caller's deadline just before it cancels the fetch."""
+        self.policy: FetchPolicy | None = None
+        """The policy of the hop in flight (set by :func:`exchange`, read by :meth:`judge`)."""
+
+    def judge(self, head: Head) -> ReadPlan:
+        """The hop's verdict on its response head (:func:`_judge`); a bound method is the
+        cheapest judge to hand the client, one per hop."""
+        policy = self.policy
+        assert policy is not None
+        return _judge(head, self.target, policy, self)
 
 
 @dataclass(frozen=True)
@@ -123,7 +132,11 @@ class _PagePlan(ReadPlan):
     def __init__(
         self, limit: int, kind: BodyKind, charset: str | None, sniffed_type: str | None
     ) -> None:
-        super().__init__(limit, keep_prefix=kind is BodyKind.FLAT)
+        # The base's four fields set here: one call fewer per hop.
+        self.limit = limit
+        self.keep_prefix = kind is BodyKind.FLAT
+        self.keep_unreadable = False
+        self.read = True
         self.kind = kind
         self.charset = charset
         self.sniffed_type = sniffed_type
@@ -153,6 +166,7 @@ async def exchange(
     # aiohttp derives Host from the URL, and that is the WHATWG host except for a trailing dot
     # (which yarl drops): pass it only then, since per-request headers cost a merge.
     url = _request_url(target)
+    progress.policy = policy
     headers = None
     if url.host_port_subcomponent != target.host_header:
         headers = {"Host": target.host_header}
@@ -160,7 +174,7 @@ async def exchange(
         response = await client.request(
             NAMED_PRIVATE if target.private else PUBLIC_WEB,
             url,
-            functools.partial(_judge, target=target, policy=policy, progress=progress),
+            progress.judge,
             headers=headers,
             host=target.host,
             port=target.port,
@@ -196,7 +210,7 @@ async def exchange(
     )
 
 
-def _judge(head: Head, *, target: TargetUrl, policy: FetchPolicy, progress: Progress) -> ReadPlan:
+def _judge(head: Head, target: TargetUrl, policy: FetchPolicy, progress: Progress) -> ReadPlan:
     """The head's verdict, in the order that makes a refusal cheap: status, content type,
     declared length (the client checks it, then the codings, before any body byte is read)."""
     content_type, location = _fields(head.raw_headers)

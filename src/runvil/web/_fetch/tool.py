@@ -44,7 +44,7 @@ from runvil.web._fetch.deadlines import DeadlineQueue
 from runvil.web._fetch.hosts import host_rules
 from runvil.web._fetch.http import Page, Progress, fetch_client
 from runvil.web._fetch.outcome import AddressRefused, FetchOutcome
-from runvil.web._fetch.pagetext import render_held, slice_outcome
+from runvil.web._fetch.pagetext import render_held
 from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.reading import reading_for
 from runvil.web._fetch.redirects import fetch_page
@@ -229,4 +229,6 @@ def render_page(
     held = render_held(page, request.raw, request.max_chars, deadline)
     if isinstance(held, FetchOutcome):
         return held
-    return slice_outcome(held, 0, request.max_chars, continuation=False)
+    # slice_outcome(held, 0, max_chars, continuation=False), built directly: the text is
+    # already cut at max_chars, so the slice is all of it and ``truncated`` is ``held.cut``.
+    return FetchOutcome(held.text, held.href, held.cut, held.extraction)

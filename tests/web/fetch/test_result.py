@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import socket
 
 import pytest
 from aiohttp import web
 
+from runvil import ToolError
 from runvil.web import FetchPolicy, FetchResult
 from runvil.web._fetch.outcome import FetchOutcome
+from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import FetchFactory, SiteFactory
 
 
@@ -129,3 +132,71 @@ def test_the_header_has_room_for_what_rendered_the_page() -> None:
         "url: https://e.com/\ntruncated: true\nnext_start_index: 1\n"
         "extraction: readability\nrendered: browser\n\nx"
     )
+
+
+# --- the outcome's own fields (what the CLI's hints read instead of log lines) ----------------
+
+
+async def test_a_refused_host_carries_its_answers_and_their_ranges(
+    make_fetch: FetchFactory, internet: FakeInternet
+) -> None:
+    internet.dns["internal.example"] = ["10.0.0.5", "169.254.169.254", "not-an-ip"]
+    with pytest.raises(ToolError) as caught:
+        await make_fetch().run({"url": "https://internal.example/"})
+    outcome = FetchOutcome.from_error(caught.value)
+    assert repr(caught.value) == (
+        "ToolError(InvalidArguments, 'host internal.example has no allowed address')"
+    )
+    assert (outcome.error_kind, outcome.message, outcome.host, outcome.redirected) == (
+        "InvalidArguments", "host internal.example has no allowed address", "internal.example",
+        False,
+    )
+    assert outcome.refused == (
+        ("10.0.0.5", "10.0.0.0/8"), ("169.254.169.254", "169.254.0.0/16"),
+        ("not-an-ip", "invalid"),
+    )
+
+
+async def test_a_refused_host_reached_by_a_redirect_says_so(
+    make_fetch: FetchFactory, site: SiteFactory, internet: FakeInternet
+) -> None:
+    async def away(request: web.Request) -> web.Response:
+        return web.Response(status=302, headers={"Location": "https://internal.example/"})
+
+    await site({"/": away})
+    internet.dns["internal.example"] = ["10.0.0.5"]
+    with pytest.raises(ToolError) as caught:
+        await make_fetch().run({"url": "https://example.com/"})
+    outcome = FetchOutcome.from_error(caught.value)
+    assert (outcome.host, outcome.redirected, outcome.refused) == (
+        "internal.example", True, (("10.0.0.5", "10.0.0.0/8"),)
+    )
+
+
+async def test_a_network_failure_names_its_cause_outside_the_text(
+    make_fetch: FetchFactory, internet: FakeInternet
+) -> None:
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    dead_port = closed.getsockname()[1]
+    closed.close()
+    internet.dns["down.example"] = ["93.184.216.40"]
+    internet.routes[("93.184.216.40", 443)] = ("127.0.0.1", dead_port)
+    outcome = await make_fetch().run({"url": "https://down.example/x"})
+    assert outcome.model_text() == (
+        "fetch failed for https://down.example/x: network error; try a different URL"
+    )
+    assert (outcome.error_kind, outcome.cause) == ("Soft", "ConnectFailed")
+
+
+async def test_a_certificate_failure_is_told_apart_from_other_network_errors(
+    make_fetch: FetchFactory, internet: FakeInternet
+) -> None:
+    app = web.Application()
+    app.router.add_get("/", missing)
+    await internet.serve(app, hosts=("wrong.test",), names=("example.com",))
+    outcome = await make_fetch().run({"url": "https://wrong.test/"})
+    assert outcome.model_text() == (
+        "fetch failed for https://wrong.test/: network error; try a different URL"
+    )
+    assert outcome.cause == "CertificateFailed"

@@ -8,8 +8,10 @@ A call goes: arguments (:mod:`.arguments`) -> URL admission (:mod:`.admission`, 
 -> the fetch task (resolve, dial, redirects, body under the caps) -> decoding -> extraction
 (in a worker thread for large HTML, so a hostile page cannot freeze the event loop, under the
 process-wide memory budget and by the policy's ``render_timeout``: :mod:`.rendering`) -> the
-``max_chars`` cut -> the result text. Every soft failure is returned as the whole result
-text; hard failures raise :class:`~runvil._errors.ToolError`.
+``max_chars`` cut (:mod:`.pagetext`, the one pipeline) -> one typed outcome (:mod:`.outcome`),
+whose text the model reads. Every soft failure is an outcome too (its text is the whole result
+text); hard failures raise :class:`~runvil._errors.ToolError`. :meth:`WebFetch.run` returns the
+outcome, :meth:`WebFetch.call` its text.
 
 The fetch runs in a task of its own, awaited by the call, under one whole-request deadline (a
 timer that cancels the task while it is still on the network). Cancelling the call cancels the task

@@ -24,6 +24,7 @@ from runvil.prompts._models import ChatClient, ModelEndpoint, ModelTransport
 from runvil.web._search.egress import Egress
 from runvil.web._search.provider import ProviderError, SearchRequest
 from runvil.web._search.providers.brave import BraveProvider
+from runvil.web._search.providers.searxng import SearxngProvider
 
 URL_ = URL("https://example.com/x")
 
@@ -135,6 +136,17 @@ async def test_a_network_failure_under_the_mock_is_the_providers_text() -> None:
     with pytest.raises(ProviderError) as caught:
         await egress.send("GET", "https://example.com/")
     assert (caught.value.kind, caught.value.message) == (ToolErrorKind.Transport, "request failed")
+
+
+async def test_a_self_hosted_provider_over_the_mock_transport() -> None:
+    def searxng(request: MockRequest) -> MockResponse:
+        assert (request.url.path, request.url.query["format"]) == ("/search", "json")
+        rows = {"results": [{"url": "https://b.example/", "title": "B", "content": "b"}]}
+        return MockResponse(200, {"Content-Type": "application/json"}, json.dumps(rows).encode())
+
+    provider = SearxngProvider("https://search.example/", transport=MockTransport(searxng))
+    [row] = await provider.search(SearchRequest(query="q"))
+    assert (row.url, row.title) == ("https://b.example/", "B")
 
 
 # --- a model client over the mock -------------------------------------------------------------

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from runvil._faces.cli import Outcome, fetch_outcome, is_fetch_success, terminal_safe
+from runvil._faces.cli import Outcome, fetch_outcome, terminal_safe
+from runvil.web._fetch.outcome import FetchOutcome
 from tests.faces_helpers import (
     ESCAPES_BODY,
     GATEWAY_KEY,
@@ -315,13 +316,13 @@ def test_terminal_safe_keeps_newlines_and_tabs() -> None:
 # -- the classification rule -------------------------------------------------------------------
 
 
-def test_soft_text_and_results_are_told_apart_by_the_provenance_header() -> None:
-    assert is_fetch_success(hello_text())
-    assert is_fetch_success("url: https://e.com/\ntruncated: true\nextraction: readability\n\n")
-    assert not is_fetch_success(MISSING)
-    assert not is_fetch_success("url: https://e.com/ answered HTTP 500; try a different URL")
-    assert fetch_outcome(MISSING) == Outcome(False, MISSING, "Soft")
-    assert fetch_outcome(MISSING).exit_code == 1
+def test_soft_text_and_results_are_told_apart_by_the_fetchs_outcome() -> None:
+    page = FetchOutcome(text="hello", url="https://e.com/", extraction="plain")
+    assert fetch_outcome(page) == Outcome(True, page.model_text())
+    assert fetch_outcome(page).exit_code == 0
+    for text in (MISSING, "url: https://e.com/ answered HTTP 500; try a different URL"):
+        assert fetch_outcome(FetchOutcome.soft(text)) == Outcome(False, text, "Soft")
+        assert fetch_outcome(FetchOutcome.soft(text)).exit_code == 1
     assert Outcome(False, "x", "Transport").exit_code == 2
     assert Outcome(True, "x").exit_code == 0
 

@@ -12,6 +12,7 @@ import pytest
 from aiohttp import web
 
 from runvil._faces.hints import fetch_hints
+from runvil.web._fetch.outcome import FetchOutcome
 from tests.faces_helpers import child_env, run_cli, site_app, write_seam
 from tests.fixtures.internet import FakeInternet
 
@@ -141,11 +142,17 @@ async def test_no_hint_on_success_or_for_other_failures(make_env: Env) -> None:
     )
 
 
-def test_the_hint_text_for_a_host_the_log_did_not_mention() -> None:
-    assert fetch_hints("https://a.example/", "host a.example has no allowed address", []) == [
+def test_the_hint_text_for_a_host_that_resolved_to_nothing() -> None:
+    refused = FetchOutcome(
+        error_kind="InvalidArguments",
+        message="host a.example has no allowed address",
+        host="a.example",
+    )
+    assert fetch_hints("https://a.example/", refused) == [
         "hint: a.example resolved to no address"
     ]
-    assert fetch_hints("https://a.example/", "port not allowed: 8080", []) == []
+    port = FetchOutcome(error_kind="InvalidArguments", message="port not allowed: 8080")
+    assert fetch_hints("https://a.example/", port) == []
 
 
 # --- refusals that point to the fix ---------------------------------------------------------

@@ -74,3 +74,12 @@ def test_the_egress_imports_nothing_else_of_runvil() -> None:
 @pytest.mark.parametrize("private", AIOHTTP_PRIVATE)
 def test_aiohttp_internals_are_touched_in_one_module(private: str) -> None:
     assert importers_of(private) <= {"runvil._net.connector"}
+
+
+@pytest.mark.parametrize(
+    "plumbing", ["runvil._net.connector", "runvil._net.body", "runvil._net.decoding.make_decoder"]
+)
+def test_only_the_egress_client_sends_and_reads(plumbing: str) -> None:
+    """The fetch, robots.txt, the search providers and the model clients all go through
+    ``runvil._net.client``; none of them opens a session, sends or reads a body itself."""
+    assert {m for m in importers_of(plumbing) if not m.startswith("runvil._net")} == set()

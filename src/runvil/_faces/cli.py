@@ -16,10 +16,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -33,6 +32,7 @@ from runvil._faces.wiring import Wiring, wire
 if TYPE_CHECKING:
     from runvil._host import Approver
     from runvil.web import FetchPolicy, Network
+    from runvil.web._fetch.outcome import FetchOutcome
 
 T = TypeVar("T")
 
@@ -40,15 +40,6 @@ EXIT_OK = 0
 EXIT_SOFT = 1
 EXIT_HARD = 2
 EXIT_INTERRUPTED = 130
-
-#: The provenance header every successful fetch starts with. A soft fetch failure is plain text
-#: with no such header, which is how the CLI tells the two apart (documented in docs/cli.md).
-#: Under continuation a truncated result has a ``next_start_index`` line; a PDF reads ``pdf``.
-_PROVENANCE = re.compile(
-    r"\Aurl: [^\n]*\ntruncated: (?:true|false)\n(?:next_start_index: [0-9]+\n)?"
-    r"extraction: (?P<extraction>readability|raw-html|plain|pdf)(?:\n|\Z)"
-)
-
 
 @dataclass(frozen=True)
 class Outcome:
@@ -61,6 +52,8 @@ class Outcome:
     ok: bool
     text: str
     error_kind: str | None = None
+    fetched: FetchOutcome | None = field(default=None, compare=False, repr=False)
+    """A fetch's own outcome, whose fields the terminal rendering and the hints read."""
 
     @property
     def exit_code(self) -> int:
@@ -74,16 +67,10 @@ class Outcome:
         )
 
 
-def is_fetch_success(text: str) -> bool:
-    """Whether fetch text is a result (provenance header first) rather than a soft failure."""
-    return _PROVENANCE.match(text) is not None
-
-
-def fetch_outcome(text: str) -> Outcome:
-    """Classify the text ``web/fetch`` returned."""
-    if is_fetch_success(text):
-        return Outcome(True, text)
-    return Outcome(False, text, "Soft")
+def fetch_outcome(fetched: FetchOutcome) -> Outcome:
+    """A fetch as the CLI reports it: the tool's exact text, and the kind of a failure, read
+    from the fetch's own outcome (a soft failure's text is the call's whole result)."""
+    return Outcome(fetched.ok, fetched.model_text(), fetched.error_kind, fetched)
 
 
 # -- running one tool call --------------------------------------------------------------------
@@ -91,12 +78,14 @@ def fetch_outcome(text: str) -> Outcome:
 
 async def run_fetch(args: Mapping[str, Any], wiring: Wiring) -> Outcome:
     """Run one ``web/fetch`` call with the configured network and policy."""
+    from runvil.web._fetch.outcome import FetchOutcome
+
     try:
         async with wiring.fetch_tool() as tool:
-            text: str = await tool.call(dict(args))
+            fetched = await tool.run(dict(args))
     except ToolError as err:
-        return Outcome(False, str(err), err.kind.value)
-    return fetch_outcome(text)
+        fetched = FetchOutcome.from_error(err)
+    return fetch_outcome(fetched)
 
 
 async def run_search(args: Mapping[str, Any], wiring: Wiring) -> Outcome:
@@ -148,18 +137,17 @@ async def _as_coroutine(aw: Awaitable[T]) -> T:
     return await aw
 
 
-def _render_fetch_tty(text: str) -> None:
+def _render_fetch_tty(fetched: FetchOutcome) -> None:
+    """A page for a person: its header dimmed, then its text (markdown unless it is plain)."""
     from rich.console import Console
     from rich.markdown import Markdown
 
     console = Console()
-    text = terminal_safe(text)
-    match = _PROVENANCE.match(text)
-    assert match is not None
-    header, _, body = text.partition("\n\n")
+    header = terminal_safe(fetched.header().removesuffix("\n\n"))
+    body = terminal_safe(fetched.text)
     console.print(header, style="dim", markup=False, highlight=False)
     console.print()
-    if match.group("extraction") == "plain":
+    if fetched.extraction == "plain":
         console.print(body, markup=False, highlight=False, soft_wrap=True)
     else:
         console.print(Markdown(body))
@@ -366,18 +354,17 @@ def fetch(
         args["raw"] = True
     if start_index is not None:
         args["start_index"] = start_index
-    from runvil._faces.hints import fetch_hints, watch_blocked, watch_certificates
+    from runvil._faces.hints import fetch_hints
 
     with _failures():
         wiring = _wiring(ctx, config_path, **settings)
         if start_index is not None and not wiring.face_policy.continuation:
             raise ConfigError("--start needs fetch.continuation, which is off")
-        with watch_blocked() as blocked, watch_certificates() as certificates:
-            outcome = _run(run_fetch(args, wiring), spinner=f"Fetching {url}")
-        hints = [] if outcome.ok else fetch_hints(
-            url, outcome.text, blocked, wiring.face_policy.private_hosts, certificates
-        )
-    _finish(outcome, as_json, _render_fetch_tty, hints)
+        outcome = _run(run_fetch(args, wiring), spinner=f"Fetching {url}")
+        fetched = outcome.fetched
+        assert fetched is not None
+        hints = [] if outcome.ok else fetch_hints(url, fetched, wiring.face_policy.private_hosts)
+    _finish(outcome, as_json, lambda text: _render_fetch_tty(fetched), hints)
 
 
 @cli.command()

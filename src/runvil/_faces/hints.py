@@ -14,100 +14,29 @@ reads:
   ``private_hosts`` setting when the host is on the operator's own network;
 * a server certificate runvil does not trust: ``ca_bundle`` when an unknown CA signed it.
 
-The addresses come from the fetch's own debug log (``host {host} resolved to blocked address
-{addr} in range {range}``, logger ``runvil.web._fetch``), the one place that detail lives, read
-while the fetch runs; a refused certificate likewise from ``runvil.net``'s debug line.
+The addresses come from the fetch's own outcome (:class:`~runvil.web._fetch.outcome.FetchOutcome`:
+the answers the refused host resolved to, the table row each fell in, and whether a redirect led
+there), and so does a refused certificate (its ``cause``, ``CertificateFailed``, and the
+verifier's reason): what the fetch already knew, read from its fields.
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import re
-from collections.abc import Iterator
 from typing import Any
 
+from runvil.web._fetch.outcome import CertificateRefused, FetchOutcome
 from runvil.web._fetch.settings import (
     INVALID_ADDRESS,
     listed_on_any_port,
     may_serve_a_private_host,
 )
 
-__all__ = ["fetch_hints", "watch_blocked", "watch_certificates"]
+__all__ = ["fetch_hints"]
 
-#: The fetch logger's line for a dropped answer (runvil._net.addresses).
-_BLOCKED_LINE = "host %s resolved to blocked address %s in range %s"
-_NO_ADDRESS = re.compile(r"host (?P<host>\S+) has no allowed address")
 #: What a string a person typed without a scheme looks like: a name with a dot, or localhost,
 #: then an optional port and path.
 _BARE = re.compile(r"(?:[^\s:/?#@]+\.[^\s:/?#@]+|localhost)(?::[0-9]+)?(?:[/?#]\S*)?", re.I)
-
-
-class _Blocked(logging.Handler):
-    """Keeps each ``(host, address, range)`` the fetch logger reports as dropped."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.seen: list[tuple[str, str, str]] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.msg == _BLOCKED_LINE and isinstance(record.args, tuple):
-            host, address, cidr = (str(part) for part in record.args)
-            self.seen.append((host, address, cidr))
-
-
-@contextlib.contextmanager
-def watch_blocked() -> Iterator[list[tuple[str, str, str]]]:
-    """While the block runs, collect the answers the fetch drops (the list it yields)."""
-    logger = logging.getLogger("runvil.web.fetch")
-    handler = _Blocked()
-    level = logger.level
-    logger.addHandler(handler)
-    if logger.getEffectiveLevel() > logging.DEBUG:
-        logger.setLevel(logging.DEBUG)
-    try:
-        yield handler.seen
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
-
-
-#: How ``runvil.net``'s debug line for a refused server certificate starts (its arguments: host,
-#: port, the verifier's reason, its verify code).
-_UNTRUSTED_PREFIX = "TLS certificate of "
-
-
-class _Certificates(logging.Handler):
-    """Keeps each ``(host, port, reason, verify code)`` ``runvil.net`` reports as a refused
-    server certificate."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.seen: list[tuple[str, str, str, object]] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if (
-            isinstance(record.msg, str) and record.msg.startswith(_UNTRUSTED_PREFIX)
-            and isinstance(record.args, tuple) and len(record.args) == 4
-        ):
-            host, port, reason, code = record.args
-            self.seen.append((str(host), str(port), str(reason), code))
-
-
-@contextlib.contextmanager
-def watch_certificates() -> Iterator[list[tuple[str, str, str, object]]]:
-    """While the block runs, collect the server certificates the network refuses."""
-    logger = logging.getLogger("runvil.net")
-    handler = _Certificates()
-    level = logger.level
-    logger.addHandler(handler)
-    if logger.getEffectiveLevel() > logging.DEBUG:
-        logger.setLevel(logging.DEBUG)
-    try:
-        yield handler.seen
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
 
 
 #: OpenSSL verify codes that mean "signed by a CA this client does not know": a company CA.
@@ -118,15 +47,13 @@ _PRIVATE_HOSTS_WHERE = (
 
 
 def fetch_hints(
-    url: str,
-    message: str,
-    blocked: list[tuple[str, str, str]],
-    private_hosts: tuple[str, ...] = (),
-    certificates: list[tuple[str, str, str, object]] | None = None,
+    url: str, outcome: FetchOutcome, private_hosts: tuple[str, ...] = ()
 ) -> list[str]:
-    """The ``hint:`` lines for a fetch of ``url`` that ended with ``message``. ``blocked`` is what
-    :func:`watch_blocked` collected, ``certificates`` what :func:`watch_certificates` did;
-    ``private_hosts`` the policy's list."""
+    """The ``hint:`` lines for a fetch of ``url`` that ended with ``outcome`` (its message, and
+    what the fetch knew: for a host with no allowed address the answers it refused and whether
+    a redirect led there, for a refused certificate the verifier's reason); ``private_hosts``
+    the policy's list."""
+    message = outcome.message or ""
     if message == "invalid url" or message.startswith("scheme not allowed: "):
         suggestion = _with_scheme(url)
         if suggestion is not None:
@@ -141,27 +68,17 @@ def fetch_hints(
         record = _parsed(url)
         if record is not None and record.port:
             return _port_hints(record.hostname, record.port, record.host_type)
-    if certificates and message.endswith(": network error; try a different URL"):
-        return _certificate_hints(certificates[-1])
-    found = _NO_ADDRESS.fullmatch(message)
-    if found is not None:
-        host = found["host"]
-        return _address_hints(host, blocked, _redirected_into(url, host, private_hosts))
+    if outcome.cause == "CertificateFailed" and outcome.certificate is not None:
+        return _certificate_hints(outcome.certificate)
+    if outcome.host is not None:
+        host = outcome.host
+        redirected = (
+            bool(private_hosts)
+            and outcome.redirected
+            and listed_on_any_port(private_hosts, host)
+        )
+        return _address_hints(host, outcome.refused, redirected)
     return []
-
-
-def _redirected_into(url: str, host: str, private_hosts: tuple[str, ...]) -> bool:
-    """Whether ``host`` is a listed private host the fetch of ``url`` reached by a redirect
-    (the first URL's own host is judged by its port, and was not listed on it)."""
-    if not private_hosts:
-        return False
-    from runvil.web._fetch.admission import UrlRefused, admit_url
-
-    try:
-        first = admit_url(url).host
-    except UrlRefused:
-        return False
-    return first.rstrip(".") != host.rstrip(".") and listed_on_any_port(private_hosts, host)
 
 
 def _with_scheme(url: str) -> str | None:
@@ -228,10 +145,10 @@ def _http_hints(url: str, private_hosts: tuple[str, ...]) -> list[str]:
     ]
 
 
-def _certificate_hints(seen: tuple[str, str, str, object]) -> list[str]:
+def _certificate_hints(refused: CertificateRefused) -> list[str]:
     """A server certificate refused: the fix for an unknown CA is ``ca_bundle``."""
-    host, port, reason, code = seen
-    where = host if port in ("443", "None") else f"{host}:{port}"
+    host, port, reason, code = refused
+    where = host if port in (443, None) else f"{host}:{port}"
     if code in _UNKNOWN_CA_CODES:
         return [
             f"hint: the certificate of {where} is signed by a CA runvil does not trust "
@@ -242,10 +159,8 @@ def _certificate_hints(seen: tuple[str, str, str, object]) -> list[str]:
 
 
 def _address_hints(
-    host: str, blocked: list[tuple[str, str, str]], redirected: bool
+    host: str, dropped: tuple[tuple[str, str], ...], redirected: bool
 ) -> list[str]:
-    name = host.rstrip(".")
-    dropped = [(address, cidr) for seen, address, cidr in blocked if seen.rstrip(".") == name]
     if not dropped:
         return [f"hint: {host} resolved to no address"]
     shown = ", ".join(

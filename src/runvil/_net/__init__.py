@@ -13,6 +13,10 @@ Modules, one job each:
 * :mod:`.permit` - the dial permit a request carries, and the context that carries it.
 * :mod:`.rules` - the admission rules (public web, endpoint-locked, operator endpoints) and
   :func:`approve`, which turns a lookup into a permit.
+* :mod:`.client` - the one egress client every caller sends through (a rule, a request and a
+  read plan in; a bounded response or a typed error out), over the guarded transport.
+* :mod:`.errors` - the typed network errors the client raises.
+* :mod:`.mock` - a response-level transport for tests of the providers and model clients.
 * :mod:`.connector` - the guarded aiohttp session (pinned dial, socket check, pool check) and
   :func:`send`; the only module that touches aiohttp's private API.
 * :mod:`.decoding` - bounded streaming decoders for content codings.
@@ -25,7 +29,7 @@ import it. Everyone else uses the public re-exports (``runvil.web.Network``,
 
 This ``__init__`` re-exports only the light modules (no aiohttp, no codecs), so naming a
 :class:`Network` costs no HTTP stack; the session, the decoders and the body reader are imported
-from their own modules by the code that sends requests.
+from their own modules by the code that sends requests (the client, in practice).
 """
 
 from runvil._net.addresses import BLOCKED_RANGES, allowed_addresses, blocked_range

@@ -10,10 +10,12 @@ cap. aiohttp's own decompression is off in every session (:mod:`runvil._net.conn
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any, Protocol
 
 import aiohttp
 
 from runvil._net.decoding import BodyDecoder, UnsupportedEncoding, make_decoder
+from runvil._net.errors import BodyTooLarge
 
 __all__ = ["BodyBuffer", "BodyTooLarge", "read_bounded", "read_decoded"]
 
@@ -54,8 +56,16 @@ class BodyBuffer:
         return data
 
 
+class Streamed(Protocol):
+    """A response whose body can be read (aiohttp's, or the mock transport's):
+    ``content.readchunk()`` as aiohttp's ``StreamReader`` has it."""
+
+    @property
+    def content(self) -> Any: ...
+
+
 async def read_decoded(
-    response: aiohttp.ClientResponse, decoder: BodyDecoder | None, body: BodyBuffer
+    response: Streamed, decoder: BodyDecoder | None, body: BodyBuffer
 ) -> bool:
     """Stream the body through ``decoder`` (``None``: no content coding) into ``body``; False
     when the cap stopped it.
@@ -88,10 +98,6 @@ def _take_all(pieces: Iterator[bytes], body: BodyBuffer) -> bool:
     # The decoder is lazy: stopping here stops the decompression too, so a bomb costs at most
     # one piece past the cap.
     return all(body.take(piece) for piece in pieces)
-
-
-class BodyTooLarge(Exception):
-    """The decoded body is longer than the cap (and the caller asked for no prefix)."""
 
 
 async def read_bounded(

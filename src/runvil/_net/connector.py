@@ -65,7 +65,7 @@ from runvil._net.permit import (
 )
 from runvil._net.proxy import Proxies
 
-__all__ = ["UNTRUSTED_LINE", "open_session", "send"]
+__all__ = ["UNTRUSTED_LINE", "open_session", "send", "untrusted_reason"]
 
 log = logging.getLogger("runvil.net")
 #: The debug line for a refused server certificate: host, port, the verifier's reason, its
@@ -245,12 +245,20 @@ class _GuardedConnector(aiohttp.TCPConnector):
 
 def _log_untrusted(req: ClientRequest, exc: aiohttp.ClientConnectorCertificateError) -> None:
     """Say why a server's certificate was refused (a debug line of ``runvil.net``): the
-    caller's message is a plain network error, and this is how an operator, or the command
-    line's hints, learn that the fix may be a CA bundle (:mod:`runvil._net.trust`)."""
+    caller's message is a plain network error, and this is how an operator learns that the fix
+    may be a CA bundle (:mod:`runvil._net.trust`); the command line's hint reads the same
+    reason from the client's :class:`~runvil._net.errors.CertificateFailed`."""
+    reason, code = untrusted_reason(exc)
+    log.debug(UNTRUSTED_LINE, req.url.raw_host or "", req.url.port, reason, code)
+
+
+def untrusted_reason(exc: aiohttp.ClientConnectorCertificateError) -> tuple[str, int | None]:
+    """Why a server's certificate was refused: the verifier's reason and its OpenSSL verify
+    code (None when it gave none)."""
     cause = exc.certificate_error
     reason = getattr(cause, "verify_message", None) or str(cause)
     code = getattr(cause, "verify_code", None)
-    log.debug(UNTRUSTED_LINE, req.url.raw_host or "", req.url.port, reason, code)
+    return str(reason), code if isinstance(code, int) else None
 
 
 def _peer_allowed(protocol: ResponseHandler | None, permit: DialPermit) -> bool:

@@ -31,23 +31,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-import aiohttp
 from aiohttp import hdrs
 from yarl import URL
 
 from runvil._closing import AsyncClosing
-from runvil._net import (
-    DialRefused,
-    DnsError,
-    Network,
-    NoAllowedAddress,
-    approve,
-    operator_endpoints,
-    permitted,
-)
-from runvil._net.body import BodyTooLarge, read_bounded
-from runvil._net.connector import open_session, send
-from runvil._net.decoding import ACCEPT_ENCODING, BodyDecodeError, UnsupportedEncoding
+from runvil._net import DnsError, Network, NoAllowedAddress, operator_endpoints
+from runvil._net.client import EgressClient, Head, ReadPlan, Transport
+from runvil._net.decoding import ACCEPT_ENCODING, UnsupportedEncoding
+from runvil._net.errors import BodyTooLarge, NetworkError
+from runvil._net.proxy import ProxyRefused
 from runvil._net.secrets import Secrets
 from runvil.prompts._lua import ModelFailure
 from runvil.prompts._modelspec import parse_model_spec
@@ -193,18 +185,23 @@ class Reply:
 
 
 class ModelTransport(AsyncClosing):
-    """The guarded HTTP stack one run's chat clients share: one keep-alive pool, made inside the
-    running event loop on first use and closed with the run (``async with`` or :meth:`aclose`).
+    """The guarded HTTP stack one run's chat clients share: one egress client
+    (:mod:`runvil._net.client`) with one keep-alive pool, made inside the running event loop on
+    first use and closed with the run (``async with`` or :meth:`aclose`).
 
     ``network`` is the seam of :mod:`runvil._net` (default: the system resolver, the identity
     route, the system trust store). The model endpoints are the operator's, so they are judged
     by the operator-endpoints rule, not the blocked address table: a model server on
-    ``127.0.0.1`` is the common case.
+    ``127.0.0.1`` is the common case. ``transport``: a test's response-level transport
+    (:mod:`runvil._net.mock`) instead of the guarded one.
     """
 
-    def __init__(self, network: Network | None = None) -> None:
+    def __init__(
+        self, network: Network | None = None, *, transport: Transport | None = None
+    ) -> None:
         self._network = network
-        self._session: aiohttp.ClientSession | None = None
+        self._transport = transport
+        self._client: EgressClient | None = None
 
     @property
     def network(self) -> Network:
@@ -212,29 +209,26 @@ class ModelTransport(AsyncClosing):
             self._network = Network()  # the system trust store is loaded only when needed
         return self._network
 
-    def session(self) -> aiohttp.ClientSession:
-        """The run's guarded session (opened on first use; call inside the event loop)."""
-        if self._session is None or self._session.closed:
-            self._session = open_session(
-                self.network.ssl_context,
+    @property
+    def client(self) -> EgressClient:
+        """The run's egress client (its pool opens on the first request)."""
+        if self._client is None:
+            self._client = EgressClient(
+                None if self._transport is not None else self.network,
                 headers={
                     hdrs.ACCEPT: "*/*",  # what these requests always sent
                     hdrs.ACCEPT_ENCODING: ACCEPT_ENCODING,
                     hdrs.USER_AGENT: USER_AGENT,
                 },
+                retry_dropped=False,  # a POST is never resent behind the model's back
+                transport=self._transport,
             )
-        return self._session
+        return self._client
 
     async def aclose(self) -> None:
-        session, self._session = self._session, None
-        if session is not None and not session.closed:
-            await session.close()
-
-
-
-
-class _ReplyTooLarge(Exception):
-    pass
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
 
 
 class ChatClient:
@@ -290,19 +284,13 @@ class ChatClient:
                 status, raw = await self._exchange(payload, headers)
         except TimeoutError:
             raise self._fail(f"{ep.url} did not answer within {ep.timeout:g} seconds") from None
-        except _ReplyTooLarge:
+        except BodyTooLarge:
             raise self._fail(
                 f"{ep.url} answered with more than {MAX_REPLY_BYTES} bytes"
             ) from None
-        except (
-            aiohttp.ClientError,
-            OSError,
-            DnsError,
-            NoAllowedAddress,
-            DialRefused,
-            BodyDecodeError,
-            UnsupportedEncoding,
-        ) as err:
+        except NetworkError as err:
+            raise self._fail(f"cannot reach {ep.url} ({err.cause})") from None
+        except (DnsError, NoAllowedAddress, ProxyRefused, UnsupportedEncoding) as err:
             raise self._fail(f"cannot reach {ep.url} ({type(err).__name__})") from None
         text = raw.decode("utf-8", "replace")
         if not 200 <= status < 300:
@@ -313,34 +301,28 @@ class ChatClient:
             raise self._fail(f"{ep.url} answered with something that is not JSON") from None
 
     async def _exchange(self, payload: bytes, headers: Mapping[str, str]) -> tuple[int, bytes]:
-        """POST ``payload`` to this client's endpoint over the guarded session; the status and
-        the body (a 2xx one whole up to :data:`MAX_REPLY_BYTES`, an error one cut)."""
-        session = self._http.session()
-        permit = await approve(self._http.network, self._rule, self._host, self._port)
-        with permitted(permit):
-            response = await send(
-                session,
-                self._url,
-                headers,
-                method=hdrs.METH_POST,
-                body=payload,
-                retry_dropped=False,  # a POST is never resent behind the model's back
-            )
-        try:
-            status = response.status
-            ok = 200 <= status < 300
-            if ok and (response.content_length or 0) > MAX_REPLY_BYTES:
-                raise _ReplyTooLarge
-            limit = MAX_REPLY_BYTES if ok else _ERROR_BODY_BYTES
-            try:
-                raw, cut = await read_bounded(response, limit, cut=not ok)
-            except BodyTooLarge:
-                raise _ReplyTooLarge from None
-            if not cut:
-                response.release()  # read to its end: the connection goes back to the pool
-            return status, raw
-        finally:
-            response.close()  # no-op after a release
+        """POST ``payload`` to this client's endpoint over the run's egress client; the status
+        and the body (a 2xx one whole up to :data:`MAX_REPLY_BYTES`, an error one cut)."""
+        response = await self._http.client.request(
+            self._rule,
+            self._url,
+            _reply_plan,
+            method=hdrs.METH_POST,
+            headers=headers,
+            body=payload,
+            host=self._host,
+            port=self._port,
+            secrets=self._secrets,
+        )
+        assert response.body is not None
+        return response.status, response.body
+
+
+def _reply_plan(head: Head) -> ReadPlan:
+    """A 2xx reply whole, up to :data:`MAX_REPLY_BYTES`; an error answer's first 64 KiB."""
+    if 200 <= head.status < 300:
+        return ReadPlan(MAX_REPLY_BYTES)
+    return ReadPlan(_ERROR_BODY_BYTES, keep_prefix=True)
 
 
 def _quote(text: str, secrets: Secrets) -> str:

@@ -292,7 +292,7 @@ async def test_the_deadline_covers_the_network_not_the_rendering(
 
     def slow_render(
         page: tool.Page, request: tool.FetchRequest, deadline: float | None = None
-    ) -> str:
+    ) -> tool.FetchOutcome:
         time.sleep(1.5)  # longer than QUICK's 1 s deadline
         return real_render(page, request, deadline)
 

@@ -6,18 +6,27 @@ import asyncio
 import logging
 import socket
 
+import aiohttp
 import pytest
 from aiohttp import web
 from yarl import URL
 
 from runvil import ToolError, ToolErrorKind
 from runvil._net import DialPermit, DialRefused, Network, identity_route, permitted
+from runvil._net.client import GuardedTransport
 from runvil._net.connector import _checked_socket, send
 from runvil._net.permit import current_permit
 from runvil.web import DnsError, FetchPolicy, WebFetch
-from runvil.web._fetch.http import open_fetch_session as open_session
+from runvil.web._fetch.http import fetch_client
 from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import RawSiteFactory, SiteFactory, expect_page, head
+
+
+def open_session(network: Network, policy: FetchPolicy) -> aiohttp.ClientSession:
+    """The fetch's guarded pool itself, for the guard's own tests (call inside the loop)."""
+    transport = fetch_client(network, policy).transport
+    assert isinstance(transport, GuardedTransport)
+    return transport.session()
 
 
 async def hello(request: web.Request) -> web.Response:

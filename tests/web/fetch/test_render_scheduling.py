@@ -15,6 +15,7 @@ from runvil.web._fetch import extract, rendering, tool
 from runvil.web._fetch.arguments import FetchRequest
 from runvil.web._fetch.extract._text import render_text
 from runvil.web._fetch.http import Page
+from runvil.web._fetch.outcome import FetchOutcome
 from runvil.web._fetch.rendering import RenderGate, reservation
 from tests.web.fetch.conftest import ARTICLE_HTML, FetchFactory, SiteFactory, expect_page
 from tests.web.fetch.test_fetch_pages import serving
@@ -119,7 +120,9 @@ class Held:
         self.lock = threading.Lock()
         real = tool.render_page
 
-        def held(page: Page, request: FetchRequest, deadline: float | None = None) -> str:
+        def held(
+            page: Page, request: FetchRequest, deadline: float | None = None
+        ) -> FetchOutcome:
             with self.lock:
                 self.running += 1
                 self.most = max(self.most, self.running)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import socket
 
 import pytest
 from aiohttp import web
 
+from runvil import ToolError
 from runvil.web import FetchPolicy, FetchResult
-from runvil.web._fetch.result import parse_result
+from runvil.web._fetch.outcome import FetchOutcome
+from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import FetchFactory, SiteFactory
 
 
@@ -96,7 +99,14 @@ async def test_fetch_and_call_are_one_call(make_fetch: FetchFactory, site: SiteF
         "url: https://example.com/t\ntruncated: true\nnext_start_index: 10\n"
         "extraction: plain\n\n3456789"
     )
-    assert parse_result(called) == result
+    assert result == FetchResult(
+        ok=True,
+        text="3456789",
+        url="https://example.com/t",
+        truncated=True,
+        extraction="plain",
+        next_start_index=10,
+    )
 
 
 def test_the_result_is_frozen() -> None:
@@ -105,7 +115,92 @@ def test_the_result_is_frozen() -> None:
         result.text = "y"  # type: ignore[misc]
 
 
-def test_an_empty_page_parses() -> None:
-    assert parse_result("url: https://e.com/\ntruncated: false\nextraction: plain\n\n") == (
+def test_an_empty_page_is_a_header_and_a_result() -> None:
+    outcome = FetchOutcome(text="", url="https://e.com/", extraction="plain")
+    assert outcome.model_text() == "url: https://e.com/\ntruncated: false\nextraction: plain\n\n"
+    assert FetchResult.from_outcome(outcome) == (
         FetchResult(ok=True, text="", url="https://e.com/", extraction="plain")
     )
+
+
+def test_the_header_has_room_for_what_rendered_the_page() -> None:
+    outcome = FetchOutcome(
+        text="x", url="https://e.com/", truncated=True, extraction="readability",
+        next_start_index=1, rendered_by="browser",
+    )
+    assert outcome.model_text() == (
+        "url: https://e.com/\ntruncated: true\nnext_start_index: 1\n"
+        "extraction: readability\nrendered: browser\n\nx"
+    )
+
+
+# --- the outcome's own fields (what the CLI's hints read instead of log lines) ----------------
+
+
+async def test_a_refused_host_carries_its_answers_and_their_ranges(
+    make_fetch: FetchFactory, internet: FakeInternet
+) -> None:
+    internet.dns["internal.example"] = ["10.0.0.5", "169.254.169.254", "not-an-ip"]
+    with pytest.raises(ToolError) as caught:
+        await make_fetch().run({"url": "https://internal.example/"})
+    outcome = FetchOutcome.from_error(caught.value)
+    assert repr(caught.value) == (
+        "ToolError(InvalidArguments, 'host internal.example has no allowed address')"
+    )
+    assert (outcome.error_kind, outcome.message, outcome.host, outcome.redirected) == (
+        "InvalidArguments", "host internal.example has no allowed address", "internal.example",
+        False,
+    )
+    assert outcome.refused == (
+        ("10.0.0.5", "10.0.0.0/8"), ("169.254.169.254", "169.254.0.0/16"),
+        ("not-an-ip", "invalid"),
+    )
+
+
+async def test_a_refused_host_reached_by_a_redirect_says_so(
+    make_fetch: FetchFactory, site: SiteFactory, internet: FakeInternet
+) -> None:
+    async def away(request: web.Request) -> web.Response:
+        return web.Response(status=302, headers={"Location": "https://internal.example/"})
+
+    await site({"/": away})
+    internet.dns["internal.example"] = ["10.0.0.5"]
+    with pytest.raises(ToolError) as caught:
+        await make_fetch().run({"url": "https://example.com/"})
+    outcome = FetchOutcome.from_error(caught.value)
+    assert (outcome.host, outcome.redirected, outcome.refused) == (
+        "internal.example", True, (("10.0.0.5", "10.0.0.0/8"),)
+    )
+
+
+async def test_a_network_failure_names_its_cause_outside_the_text(
+    make_fetch: FetchFactory, internet: FakeInternet
+) -> None:
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    dead_port = closed.getsockname()[1]
+    closed.close()
+    internet.dns["down.example"] = ["93.184.216.40"]
+    internet.routes[("93.184.216.40", 443)] = ("127.0.0.1", dead_port)
+    outcome = await make_fetch().run({"url": "https://down.example/x"})
+    assert outcome.model_text() == (
+        "fetch failed for https://down.example/x: network error; try a different URL"
+    )
+    assert (outcome.error_kind, outcome.cause) == ("Soft", "ConnectFailed")
+
+
+async def test_a_certificate_failure_is_told_apart_from_other_network_errors(
+    make_fetch: FetchFactory, internet: FakeInternet
+) -> None:
+    app = web.Application()
+    app.router.add_get("/", missing)
+    await internet.serve(app, hosts=("wrong.test",), names=("example.com",))
+    outcome = await make_fetch().run({"url": "https://wrong.test/"})
+    assert outcome.model_text() == (
+        "fetch failed for https://wrong.test/: network error; try a different URL"
+    )
+    assert outcome.cause == "CertificateFailed"
+    # Why, for a person's hint (the command line names ca_bundle for an unknown CA).
+    assert outcome.certificate is not None
+    assert (outcome.certificate.host, outcome.certificate.port) == ("wrong.test", 443)
+    assert "wrong.test" in outcome.certificate.reason

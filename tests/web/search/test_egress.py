@@ -20,6 +20,7 @@ from backports import zstd
 
 from runvil._errors import ToolErrorKind
 from runvil._net import DialPermit, DialRefused, connector, permitted
+from runvil._net.client import GuardedTransport
 from runvil._net.connector import _checked_socket as checked_socket
 from runvil.web import DnsError, ProviderError
 from runvil.web._search.egress import Egress, retry_delay
@@ -398,9 +399,10 @@ async def test_the_socket_factory_refuses_unapproved_destinations(
     internet: FakeInternet, serve: Serve
 ) -> None:
     served = await serve(HOST, ok)
-    client = egress(internet)
+    transport = egress(internet)._client().transport
+    assert isinstance(transport, GuardedTransport)
     permit = DialPermit(HOST, 443, ("34.120.0.10",), internet.route)
-    async with client._session() as session:
+    async with transport.session() as session:
         with permitted(permit), pytest.raises(DialRefused):
             await session.get(f"https://127.0.0.1:{served.port}/", server_hostname=HOST)
     assert served.request_lines == []

@@ -14,17 +14,29 @@ Two URL forms appear in messages, and which one a message uses is part of the co
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from runvil._errors import ToolError, ToolErrorKind
+
+if TYPE_CHECKING:
+    from runvil.web._fetch.outcome import CertificateRefused
 
 TASK_DID_NOT_FINISH = "web_fetch: the fetch task did not finish"
 
 
 class SoftFailure(Exception):
-    """A fetch that ended without a page; ``text`` is the whole result text for the caller."""
+    """A fetch that ended without a page; ``text`` is the whole result text for the caller.
+    ``cause``: for a network failure, the egress client's error (``CertificateFailed``,
+    ``ConnectFailed``, ...), and ``certificate`` why a server certificate was refused, which a
+    person's hints may read and a model never does."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(
+        self, text: str, cause: str | None = None, certificate: CertificateRefused | None = None
+    ) -> None:
         super().__init__(text)
         self.text = text
+        self.cause = cause
+        self.certificate = certificate
 
     def __str__(self) -> str:
         return self.text
@@ -64,8 +76,12 @@ def body_unreadable(display: str) -> SoftFailure:
     )
 
 
-def network_error(href: str) -> SoftFailure:
-    return SoftFailure(f"fetch failed for {href}: network error; try a different URL")
+def network_error(
+    href: str, cause: str | None = None, certificate: CertificateRefused | None = None
+) -> SoftFailure:
+    return SoftFailure(
+        f"fetch failed for {href}: network error; try a different URL", cause, certificate
+    )
 
 
 def proxy_refused(href: str) -> SoftFailure:

@@ -6,9 +6,11 @@ that will be refused costs no body download. Only an accepted head starts the bo
 counts *decoded* bytes as they stream in, so a small compressed body cannot inflate past the cap.
 
 A hop that is not followed any further always leaves its connection closed; only a body read to
-its end returns the connection to the pool. The connection itself is the shared guarded egress's
-(:mod:`runvil._net.connector`, under the hop's permit); :func:`open_fetch_session` gives it the
-fetch's own headers and connect timeout.
+its end returns the connection to the pool. The request goes through the one egress client
+(:mod:`runvil._net.client`): it resolves the hop's host, judges the answers by the hop's rule,
+dials only those, checks the codings and reads the body; :func:`fetch_client` gives it the
+fetch's own headers and connect timeout, and :func:`exchange` maps its typed errors to the
+fetch's texts.
 """
 
 from __future__ import annotations
@@ -17,19 +19,25 @@ import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import aiohttp
 from aiohttp import hdrs
 from yarl import URL
 
-from runvil._net import DialPermit, DialRefused, Network
-from runvil._net.body import BodyBuffer, read_decoded
-from runvil._net.connector import open_session, send
-from runvil._net.decoding import (
-    ACCEPT_ENCODING,
-    BodyDecodeError,
-    BodyDecoder,
-    UnsupportedEncoding,
-    make_decoder,
+from runvil._net import (
+    NAMED_PRIVATE,
+    PUBLIC_WEB,
+    DnsError,
+    Network,
+    NoAllowedAddress,
+    blocked_range,
+)
+from runvil._net.client import EgressClient, Head, ReadPlan
+from runvil._net.decoding import ACCEPT_ENCODING, UnsupportedEncoding
+from runvil._net.errors import (
+    BodyTooLarge,
+    BodyUnreadable,
+    CertificateFailed,
+    RequestFailed,
+    TimedOut,
 )
 from runvil._net.proxy import Proxies, ProxyRefused
 from runvil.web._fetch import failures
@@ -42,6 +50,7 @@ from runvil.web._fetch.content import (
     classify_content_type,
     pdf_admission,
 )
+from runvil.web._fetch.outcome import AddressRefused, CertificateRefused
 from runvil.web._fetch.policy import FetchPolicy
 
 #: Statuses that are followed when they carry a ``Location``; any other 3xx is a plain status.
@@ -62,7 +71,7 @@ class Progress:
     extra object that lives as long as the fetch.
     """
 
-    __slots__ = ("expired", "finished", "reading_body", "target")
+    __slots__ = ("expired", "finished", "policy", "reading_body", "target")
 
     def __init__(self, target: TargetUrl) -> None:
         self.target = target
@@ -71,6 +80,15 @@ class Progress:
         """The network part is over: the deadline no longer applies."""
         self.expired = False
         """Set by the caller's deadline just before it cancels the fetch."""
+        self.policy: FetchPolicy | None = None
+        """The policy of the hop in flight (set by :func:`exchange`, read by :meth:`judge`)."""
+
+    def judge(self, head: Head) -> ReadPlan:
+        """The hop's verdict on its response head (:func:`_judge`); a bound method is the
+        cheapest judge to hand the client, one per hop."""
+        policy = self.policy
+        assert policy is not None
+        return _judge(head, self.target, policy, self)
 
 
 @dataclass(frozen=True)
@@ -92,16 +110,16 @@ class Page(NamedTuple):
     """True when a flat-text body was longer than the byte cap and was read only up to it."""
 
 
-def open_fetch_session(
+def fetch_client(
     network: Network, policy: FetchPolicy, proxies: Proxies | None = None
-) -> aiohttp.ClientSession:
-    """The fetch's guarded session (see :mod:`runvil._net.connector`); call inside the running
-    event loop. Every request carries ``User-Agent``, ``Accept`` and ``Accept-Encoding``, and
-    nothing else of the session's; ``connect_timeout`` covers TCP + TLS on each hop (and the
-    proxy's tunnel, with ``proxies``), and the whole-request limit is a timer on the fetch
-    task."""
-    return open_session(
-        network.ssl_context,
+) -> EgressClient:
+    """The fetch's egress client (:mod:`runvil._net.client`): one guarded keep-alive pool, made
+    inside the running event loop on first use. Every request carries ``User-Agent``,
+    ``Accept`` and ``Accept-Encoding``, and nothing else of the client's; ``connect_timeout``
+    covers TCP + TLS on each hop (and the proxy's tunnel, with ``proxies``), and the
+    whole-request limit is a timer on the fetch task."""
+    return EgressClient(
+        network,
         headers={
             hdrs.ACCEPT: ACCEPT,
             hdrs.ACCEPT_ENCODING: ACCEPT_ENCODING,
@@ -112,47 +130,104 @@ def open_fetch_session(
     )
 
 
-async def exchange(
-    session: aiohttp.ClientSession,
-    target: TargetUrl,
-    permit: DialPermit,
-    policy: FetchPolicy,
-    progress: Progress,
-) -> Page | Redirect:
-    """Run one hop to ``target`` over a connection ``permit`` approves.
+class _PagePlan(ReadPlan):
+    """The read plan of an accepted head, with what the head said about the body."""
 
-    Returns the page or the redirect; every other outcome raises a
-    :class:`~runvil.web._fetch.failures.SoftFailure`.
+    __slots__ = ("charset", "kind", "sniffed_type")
+
+    def __init__(
+        self, limit: int, kind: BodyKind, charset: str | None, sniffed_type: str | None
+    ) -> None:
+        # The base's four fields set here: one call fewer per hop.
+        self.limit = limit
+        self.keep_prefix = kind is BodyKind.FLAT
+        self.keep_unreadable = False
+        self.read = True
+        self.kind = kind
+        self.charset = charset
+        self.sniffed_type = sniffed_type
+
+
+class _RedirectPlan(ReadPlan):
+    """A redirect's head: its body is not read."""
+
+    __slots__ = ("location",)
+
+    def __init__(self, location: bytes) -> None:
+        super().__init__(0, read=False)
+        self.location = location
+
+
+async def exchange(
+    client: EgressClient, target: TargetUrl, policy: FetchPolicy, progress: Progress
+) -> Page | Redirect:
+    """Run one hop to ``target``: its host resolved and judged again (the public-web rule, or
+    the named-private one for a host the operator listed), the request sent over a connection
+    that permit approves, the head judged, the body read under the byte cap.
+
+    Returns the page or the redirect; raises :class:`~runvil._errors.ToolError` for a host with
+    no allowed address, and a :class:`~runvil.web._fetch.failures.SoftFailure` for every other
+    outcome.
     """
+    # aiohttp derives Host from the URL, and that is the WHATWG host except for a trailing dot
+    # (which yarl drops): pass it only then, since per-request headers cost a merge.
+    url = _request_url(target)
+    progress.policy = policy
+    headers = None
+    if url.host_port_subcomponent != target.host_header:
+        headers = {"Host": target.host_header}
     try:
-        url = _request_url(target)
-        # aiohttp derives Host from the URL, and that is the WHATWG host except for a trailing
-        # dot (which yarl drops): pass it only then, since per-request headers cost a merge.
-        headers = None
-        if url.host_port_subcomponent != target.host_header:
-            headers = {"Host": target.host_header}
-        response = await send(session, url, headers, permit=permit)
-    except aiohttp.ServerTimeoutError:
+        response = await client.request(
+            NAMED_PRIVATE if target.private else PUBLIC_WEB,
+            url,
+            progress.judge,
+            headers=headers,
+            host=target.host,
+            port=target.port,
+        )
+    except DnsError:
+        raise failures.dns_failed(target.host) from None
+    except NoAllowedAddress as refused:
+        raise AddressRefused(
+            failures.no_allowed_address(target.host),
+            target.host,
+            tuple((answer, blocked_range(answer) or "") for answer in refused.answers),
+        ) from None
+    except TimedOut:
         raise failures.timed_out(target.display) from None
     except ProxyRefused:
         raise failures.proxy_refused(target.href) from None
-    except (aiohttp.ClientError, OSError, DialRefused, ValueError):
-        raise failures.network_error(target.href) from None
-    try:
-        return await _judge(response, target, policy, progress)
-    finally:
-        response.close()  # no-op after a complete read released the connection to the pool
+    except CertificateFailed as failed:
+        certificate = CertificateRefused(
+            url.raw_host or target.host, url.port, failed.reason, failed.verify_code
+        )
+        raise failures.network_error(target.href, type(failed).__name__, certificate) from None
+    except RequestFailed as failed:
+        raise failures.network_error(target.href, type(failed).__name__) from None
+    except BodyTooLarge:
+        raise failures.size_cap(target.display, policy.max_bytes) from None
+    except (BodyUnreadable, UnsupportedEncoding):
+        raise failures.body_unreadable(target.display) from None
+    plan = response.plan
+    if isinstance(plan, _RedirectPlan):
+        return Redirect(plan.location.decode("utf-8", "replace"))
+    assert isinstance(plan, _PagePlan) and response.body is not None
+    progress.reading_body = False
+    data = response.body
+    if plan.sniffed_type is not None and not data.startswith(PDF_SIGNATURE):
+        raise failures.content_type_refused(plan.sniffed_type, target.display)
+    return Page(
+        target=target, kind=plan.kind, charset=plan.charset, body=data, cut_at_cap=response.cut
+    )
 
 
-async def _judge(
-    response: aiohttp.ClientResponse, target: TargetUrl, policy: FetchPolicy, progress: Progress
-) -> Page | Redirect:
-    content_type, coding, transfer, location = _fields(response.raw_headers)
-    status = response.status
+def _judge(head: Head, target: TargetUrl, policy: FetchPolicy, progress: Progress) -> ReadPlan:
+    """The head's verdict, in the order that makes a refusal cheap: status, content type,
+    declared length (the client checks it, then the codings, before any body byte is read)."""
+    content_type, location = _fields(head.raw_headers)
+    status = head.status
     if status in REDIRECT_STATUSES and location is not None:
-        if response.content.at_eof():
-            response.release()  # an empty redirect body: keep the connection for the next hop
-        return Redirect(location.decode("utf-8", "replace"))
+        return _RedirectPlan(location)
     if not 200 <= status < 300:
         raise failures.http_status(target.display, status)
 
@@ -169,38 +244,8 @@ async def _judge(
         kind, charset = BodyKind.PDF, None
         if pdf == "sniff":
             sniffed_type = refused.header
-
-    declared = response.content_length
-    if kind is not BodyKind.FLAT and declared is not None and declared > policy.max_bytes:
-        raise failures.size_cap(target.display, policy.max_bytes)
-
-    if transfer is not None and transfer.strip(b" \t").lower() != b"chunked":
-        # aiohttp undoes only the chunked transfer coding; anything else would reach us still
-        # encoded (and, per RFC 9112, delimited by the close), so it cannot be read as the body.
-        raise failures.body_unreadable(target.display)
-
-    decoder: BodyDecoder | None = None
-    if coding is not None:
-        try:
-            decoder = make_decoder(coding.decode("latin-1"))
-        except UnsupportedEncoding:
-            raise failures.body_unreadable(target.display) from None
-
     progress.reading_body = True
-    body = BodyBuffer(limit=policy.max_bytes, keep_prefix=kind is BodyKind.FLAT)
-    try:
-        complete = await read_decoded(response, decoder, body)
-    except (aiohttp.ClientError, OSError, BodyDecodeError):
-        raise failures.body_unreadable(target.display) from None
-    if not complete and not body.cut:
-        raise failures.size_cap(target.display, policy.max_bytes)
-    progress.reading_body = False
-    if complete:
-        response.release()
-    data = body.joined()
-    if sniffed_type is not None and not data.startswith(PDF_SIGNATURE):
-        raise failures.content_type_refused(sniffed_type, target.display)
-    return Page(target=target, kind=kind, charset=charset, body=data, cut_at_cap=body.cut)
+    return _PagePlan(policy.max_bytes, kind, charset, sniffed_type)
 
 
 #: Content-Type values repeat across responses (``text/html; charset=utf-8``), and the WHATWG
@@ -224,25 +269,17 @@ def _request_url(target: TargetUrl) -> URL:
     )
 
 
-#: The lengths of the four field names :func:`_fields` looks for.
-_FIELD_NAME_LENGTHS = frozenset(
-    len(name) for name in (b"content-type", b"content-encoding", b"transfer-encoding", b"location")
-)
+#: The lengths of the two field names :func:`_fields` looks for.
+_FIELD_NAME_LENGTHS = frozenset((len(b"content-type"), len(b"location")))
 
 
-def _fields(
-    raw: RawHeaders,
-) -> tuple[bytes | None, bytes | None, bytes | None, bytes | None]:
-    """Content-Type, Content-Encoding, Transfer-Encoding and Location from the raw head, in one
-    pass.
+def _fields(raw: RawHeaders) -> tuple[bytes | None, bytes | None]:
+    """Content-Type and Location from the raw head, in one pass.
 
-    Repeated Content-Type, Content-Encoding or Transfer-Encoding lines are combined with
-    ``", "``, as HTTP defines a repeated field (so two codings on two lines are a stack); of
-    several Location lines the first counts.
+    Repeated Content-Type lines are combined with ``", "``, as HTTP defines a repeated field;
+    of several Location lines the first counts.
     """
     content_type: bytes | None = None
-    coding: bytes | None = None
-    transfer: bytes | None = None
     location: bytes | None = None
     for key, value in raw:
         if len(key) not in _FIELD_NAME_LENGTHS:
@@ -250,10 +287,6 @@ def _fields(
         name = key.lower()
         if name == b"content-type":
             content_type = value if content_type is None else content_type + b", " + value
-        elif name == b"content-encoding":
-            coding = value if coding is None else coding + b", " + value
-        elif name == b"transfer-encoding":
-            transfer = value if transfer is None else transfer + b", " + value
         elif name == b"location" and location is None:
             location = value
-    return content_type, coding, transfer, location
+    return content_type, location

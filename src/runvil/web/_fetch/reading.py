@@ -21,22 +21,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-import aiohttp
-
-from runvil._net import Network
+from runvil._net.client import EgressClient
 from runvil._tools import RunScope, current_run
 from runvil.web._fetch.admission import TargetUrl
 from runvil.web._fetch.arguments import FetchRequest
-from runvil.web._fetch.continuation import (
-    PAGES,
-    Held,
-    held_size,
-    hold_limit,
-    hold_page,
-    result_text,
-)
+from runvil.web._fetch.continuation import PAGES, Held, held_size, hold_limit
 from runvil.web._fetch.hosts import HostRules
 from runvil.web._fetch.http import Page
+from runvil.web._fetch.outcome import FetchOutcome
+from runvil.web._fetch.pagetext import render_held, slice_outcome
 from runvil.web._fetch.pdf import convert_pdf
 from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.robots import robots_check
@@ -60,7 +53,7 @@ class Reading:
         self.scope = RunScope()
         """The run of calls made outside any Host run: the tool's own life."""
         self.limit = hold_limit(policy)
-        self.render: Callable[[Page, FetchRequest, float | None], str] | None = (
+        self.render: Callable[[Page, FetchRequest, float | None], FetchOutcome] | None = (
             self._render_whole if policy.continuation else None
         )
         """Renders a non-PDF page under continuation; None when the seeds' rendering applies."""
@@ -68,26 +61,26 @@ class Reading:
     def run_scope(self) -> RunScope:
         return current_run.get() or self.scope
 
-    def recall(self, target: TargetUrl, request: FetchRequest) -> str | None:
-        """The result text from the page this run keeps for ``target``, if it keeps one."""
+    def recall(self, target: TargetUrl, request: FetchRequest) -> FetchOutcome | None:
+        """The outcome from the page this run keeps for ``target``, if it keeps one."""
         if not self.policy.continuation:
             return None
         held = PAGES.get(self.run_scope(), (target.href, request.raw))
         if held is None:
             return None
-        return result_text(held, request.start_index, request.max_chars, continuation=True)
+        return slice_outcome(held, request.start_index, request.max_chars, continuation=True)
 
     def before_hop(
-        self, session: aiohttp.ClientSession, network: Network, rules: HostRules | None = None
+        self, client: EgressClient, rules: HostRules | None = None
     ) -> Callable[[TargetUrl], Awaitable[None]] | None:
         """The hop loop's robots.txt check, or None without ``robots``. ``rules`` are the
         operator's host rules, so a listed private host's robots.txt is read like its pages."""
         if not self.policy.robots:
             return None
-        return robots_check(session, network, self.policy, self.run_scope(), rules)
+        return robots_check(client, self.policy, self.run_scope(), rules)
 
-    async def convert(self, page: Page, request: FetchRequest) -> str:
-        """A PDF's result text (or its soft failure text)."""
+    async def convert(self, page: Page, request: FetchRequest) -> FetchOutcome:
+        """A PDF's outcome (or its soft failure)."""
         if self.policy.continuation:
             char_limit = self.limit
         else:  # one more than is returned tells whether there is more
@@ -100,21 +93,21 @@ class Reading:
             run=self.run_scope(),
         )
         if isinstance(held, str):
-            return held
+            return FetchOutcome.soft(held)
         return self._answer(held, request, page.target.display)
 
     def _render_whole(
         self, page: Page, request: FetchRequest, deadline: float | None = None
-    ) -> str:
-        held = hold_page(page, request.raw, self.limit, deadline)
-        if isinstance(held, str):
+    ) -> FetchOutcome:
+        held = render_held(page, request.raw, self.limit, deadline)
+        if isinstance(held, FetchOutcome):
             return held
         return self._answer(held, request, page.target.display)
 
-    def _answer(self, held: Held, request: FetchRequest, display: str) -> str:
+    def _answer(self, held: Held, request: FetchRequest, display: str) -> FetchOutcome:
         """Keep ``held`` for the run (under continuation) and return the slice asked for; or,
         reading on (``start_index`` > 0) in a page the run read before and no longer keeps,
-        the soft text :func:`page_changed` when the page fetched again is not the one read."""
+        the soft failure :func:`page_changed` when the page fetched again is not the one read."""
         continuation = self.policy.continuation
         if continuation:
             scope = self.run_scope()
@@ -123,9 +116,11 @@ class Reading:
             if request.start_index > 0:
                 before = PAGES.fingerprint(scope, key)
                 if before is not None and before != seen:
-                    return page_changed(display, request.start_index)
+                    return FetchOutcome.soft(page_changed(display, request.start_index))
             PAGES.put(scope, key, held, held_size(held), seen)
-        return result_text(held, request.start_index, request.max_chars, continuation=continuation)
+        return slice_outcome(
+            held, request.start_index, request.max_chars, continuation=continuation
+        )
 
 
 def page_changed(display: str, start_index: int) -> str:

@@ -1,8 +1,9 @@
 """The hop loop: resolve, dial, follow redirects.
 
-Every hop starts from nothing: its host is resolved again and judged by the public-web rule
-(:data:`runvil._net.PUBLIC_WEB`, the blocked table), or, for a target admission marked as one of
-the operator's named private hosts, by the named-private rule (:data:`runvil._net.NAMED_PRIVATE`).
+Every hop starts from nothing (:func:`~runvil.web._fetch.http.exchange`): its host is resolved
+again and judged by the public-web rule (:data:`runvil._net.PUBLIC_WEB`, the blocked table), or,
+for a target admission marked as one of the operator's named private hosts, by the named-private
+rule (:data:`runvil._net.NAMED_PRIVATE`).
 No approval carries over from an earlier hop or call, which is what defeats DNS rebinding, and the
 hop's connection may only reach that hop's approved addresses. A redirect target must pass
 :func:`~runvil.web._fetch.admission.admit_redirect` (cap, parse, downgrade, then the admission
@@ -17,9 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-import aiohttp
-
-from runvil._net import NAMED_PRIVATE, PUBLIC_WEB, DnsError, Network, NoAllowedAddress, approve
+from runvil._net.client import EgressClient
 from runvil.web._fetch import failures
 from runvil.web._fetch.admission import RedirectRefused, TargetUrl, admit_redirect
 from runvil.web._fetch.hosts import HostRules
@@ -28,8 +27,7 @@ from runvil.web._fetch.policy import FetchPolicy
 
 
 async def fetch_page(
-    session: aiohttp.ClientSession,
-    network: Network,
+    client: EgressClient,
     policy: FetchPolicy,
     progress: Progress,
     rules: HostRules | None = None,
@@ -48,14 +46,7 @@ async def fetch_page(
         target = progress.target
         if before_hop is not None:
             await before_hop(target)
-        try:
-            rule = NAMED_PRIVATE if target.private else PUBLIC_WEB
-            permit = await approve(network, rule, target.host, target.port)
-        except DnsError:
-            raise failures.dns_failed(target.host) from None
-        except NoAllowedAddress:
-            raise failures.no_allowed_address(target.host) from None
-        outcome = await exchange(session, target, permit, policy, progress)
+        outcome = await exchange(client, target, policy, progress)
         if isinstance(outcome, Page):
             return outcome
         try:

@@ -3,30 +3,17 @@
 A model reads the tool's text: the provenance header, then the page, or a failure message in
 its place. A Python program should not have to parse that, so :meth:`WebFetch.fetch
 <runvil.web._fetch.tool.WebFetch.fetch>` returns a :class:`FetchResult` instead. It is made *from*
-the tool's text, by the one grammar the header has (docs/fetch.md), so the two can never
-disagree: ``fetch`` and ``call`` are the same call, read two ways.
+the same :class:`~runvil.web._fetch.outcome.FetchOutcome` the tool's text is rendered from, so
+the two can never disagree: ``fetch`` and ``call`` are the same call, read two ways.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-__all__ = ["FetchResult", "parse_result"]
+from runvil.web._fetch.outcome import SOFT, FetchOutcome
 
-#: The provenance header: ``url``, ``truncated``, ``next_start_index`` (continuation only, when
-#: truncated), ``extraction``, then a blank line. A soft failure never starts with ``url: ``.
-_HEADER = re.compile(
-    r"url: (?P<url>[^\n]*)\n"
-    r"truncated: (?P<truncated>true|false)\n"
-    r"(?:next_start_index: (?P<next>[0-9]+)\n)?"
-    r"extraction: (?P<extraction>[a-z-]+)\n"
-    r"(?:\n|\Z)"
-)
-
-#: ``error_kind`` of a soft failure (as in the CLI's ``--json``).
-SOFT = "Soft"
-
+__all__ = ["SOFT", "FetchResult"]
 
 @dataclass(frozen=True, slots=True)
 class FetchResult:
@@ -54,18 +41,16 @@ class FetchResult:
     def failure(cls, error_kind: str, message: str) -> FetchResult:
         return cls(ok=False, error_kind=error_kind, message=message)
 
-
-def parse_result(text: str) -> FetchResult:
-    """Read the tool's result text: a page after its header, or a soft failure."""
-    match = _HEADER.match(text)
-    if match is None:
-        return FetchResult.failure(SOFT, text)
-    following = match.group("next")
-    return FetchResult(
-        ok=True,
-        text=text[match.end() :],
-        url=match.group("url"),
-        truncated=match.group("truncated") == "true",
-        extraction=match.group("extraction"),
-        next_start_index=int(following) if following is not None else None,
-    )
+    @classmethod
+    def from_outcome(cls, outcome: FetchOutcome) -> FetchResult:
+        """The fields of the fetch's own outcome (the value the tool's text is rendered from)."""
+        if not outcome.ok:
+            return cls.failure(outcome.error_kind or SOFT, outcome.message or "")
+        return cls(
+            ok=True,
+            text=outcome.text,
+            url=outcome.url,
+            truncated=outcome.truncated,
+            extraction=outcome.extraction,
+            next_start_index=outcome.next_start_index,
+        )

@@ -46,11 +46,10 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 
-import aiohttp
 from protego import Protego
 
 from runvil._errors import ToolError
-from runvil._net import Network
+from runvil._net.client import EgressClient
 from runvil._tools import RunScope
 from runvil.web._fetch import failures
 from runvil.web._fetch.admission import TargetUrl, UrlRefused, admit_url
@@ -164,8 +163,7 @@ def parse_rules(text: str, token: str | None) -> RobotsRules:
 
 
 def robots_check(
-    session: aiohttp.ClientSession,
-    network: Network,
+    client: EgressClient,
     policy: FetchPolicy,
     scope: RunScope,
     host_rules: HostRules | None = None,
@@ -179,9 +177,7 @@ def robots_check(
         rules = ROBOTS.get(scope, key)
         allowed: bool | None = None
         if rules is None:
-            rules, allowed = await _load(
-                session, network, policy, target, token, scope, host_rules
-            )
+            rules, allowed = await _load(client, policy, target, token, scope, host_rules)
             ROBOTS.put(scope, key, rules, rules.size)
         if allowed is not None:
             pass  # matched where the file was parsed
@@ -198,8 +194,7 @@ def robots_check(
 
 
 async def _load(
-    session: aiohttp.ClientSession,
-    network: Network,
+    client: EgressClient,
     policy: FetchPolicy,
     target: TargetUrl,
     token: str | None,
@@ -209,15 +204,14 @@ async def _load(
     """Fetch and read the robots.txt of ``target``'s site (the module docstring's table); and,
     for a file parsed on the pool, whether it allows ``target`` (matched in the same job, so a
     fetch waits for the pool once), else None."""
-    rules = await _load_rules(session, network, policy, target, token, scope, host_rules)
+    rules = await _load_rules(client, policy, target, token, scope, host_rules)
     if isinstance(rules, RobotsRules):
         return rules, None
     return rules
 
 
 async def _load_rules(
-    session: aiohttp.ClientSession,
-    network: Network,
+    client: EgressClient,
     policy: FetchPolicy,
     target: TargetUrl,
     token: str | None,
@@ -233,7 +227,7 @@ async def _load_rules(
         policy, max_bytes=ROBOTS_CAP, continuation=False, pdf=False, robots=False
     )
     try:
-        page = await fetch_page(session, network, reading, Progress(robots_url), host_rules)
+        page = await fetch_page(client, reading, Progress(robots_url), host_rules)
     except failures.StatusFailure as failure:
         return ALLOW_ALL if 400 <= failure.status < 500 else DISALLOW_ALL
     except failures.HopRefused:

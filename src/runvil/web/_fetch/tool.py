@@ -1,15 +1,17 @@
 """``web/fetch``: arguments in, one page out as text with its provenance header.
 
-:class:`WebFetch` is the tool. It owns one aiohttp session (a keep-alive pool guarded per hop,
-see :mod:`runvil._net.connector`), made inside the running event loop either by
+:class:`WebFetch` is the tool. It owns one egress client (:mod:`runvil._net.client`: a
+keep-alive pool guarded per hop), whose pool is made inside the running event loop either by
 ``async with`` or lazily on the first call, because a Host builds its tools before any loop runs.
 
 A call goes: arguments (:mod:`.arguments`) -> URL admission (:mod:`.admission`, no network yet)
 -> the fetch task (resolve, dial, redirects, body under the caps) -> decoding -> extraction
 (in a worker thread for large HTML, so a hostile page cannot freeze the event loop, under the
 process-wide memory budget and by the policy's ``render_timeout``: :mod:`.rendering`) -> the
-``max_chars`` cut -> the result text. Every soft failure is returned as the whole result
-text; hard failures raise :class:`~runvil._errors.ToolError`.
+``max_chars`` cut (:mod:`.pagetext`, the one pipeline) -> one typed outcome (:mod:`.outcome`),
+whose text the model reads. Every soft failure is an outcome too (its text is the whole result
+text); hard failures raise :class:`~runvil._errors.ToolError`. :meth:`WebFetch.run` returns the
+outcome, :meth:`WebFetch.call` its text.
 
 The fetch runs in a task of its own, awaited by the call, under one whole-request deadline (a
 timer that cancels the task while it is still on the network). Cancelling the call cancels the task
@@ -31,27 +33,26 @@ import time
 from collections.abc import Callable
 from typing import Any, Self
 
-import aiohttp
-
 from runvil._closing import AsyncClosing
 from runvil._errors import ToolError, ToolErrorKind
 from runvil._net import Network
+from runvil._net.hostnames import host_key
 from runvil._net.network import with_ca_bundle
 from runvil._net.proxy import Proxies
 from runvil._tools import Tool
 from runvil.web._fetch import failures, rendering
 from runvil.web._fetch.admission import UrlRefused, admit_url
 from runvil.web._fetch.arguments import FetchRequest, parameters_schema, parse_arguments
-from runvil.web._fetch.content import BodyKind, UnknownCharset, decode_body
+from runvil.web._fetch.content import BodyKind
 from runvil.web._fetch.deadlines import DeadlineQueue
-from runvil.web._fetch.extract import render_html
 from runvil.web._fetch.hosts import host_rules
-from runvil.web._fetch.http import Page, Progress, open_fetch_session
-from runvil.web._fetch.pagetext import PageText, cut_text, rendered, verbatim
+from runvil.web._fetch.http import Page, Progress, fetch_client
+from runvil.web._fetch.outcome import AddressRefused, FetchOutcome
+from runvil.web._fetch.pagetext import render_held
 from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.reading import reading_for
 from runvil.web._fetch.redirects import fetch_page
-from runvil.web._fetch.result import FetchResult, parse_result
+from runvil.web._fetch.result import FetchResult
 
 logger = logging.getLogger("runvil.web.fetch")
 
@@ -81,20 +82,17 @@ class WebFetch(AsyncClosing):
             ),
         )
         self._reading = reading_for(self.policy)
-        self._session: aiohttp.ClientSession | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._client = fetch_client(self.network, self.policy, self._proxies)
         self._deadlines: DeadlineQueue | None = None
 
     async def __aenter__(self) -> Self:
-        self._ensure_session()
+        self._client.start()
         return self
 
 
     async def aclose(self) -> None:
         """Close the connection pool. A later call opens a new one."""
-        session, self._session, self._loop = self._session, None, None
-        if session is not None and not session.closed:
-            await session.close()
+        await self._client.aclose()
 
     async def fetch(
         self,
@@ -116,13 +114,19 @@ class WebFetch(AsyncClosing):
                 raise ValueError("start_index needs FetchPolicy(continuation=True)")
             arguments["start_index"] = start_index
         try:
-            text = await self.call(arguments)
+            outcome = await self.run(arguments)
         except ToolError as error:
-            return FetchResult.failure(error.kind.value, error.message)
-        return parse_result(text)
+            outcome = FetchOutcome.from_error(error)
+        return FetchResult.from_outcome(outcome)
 
     async def call(self, arguments: object) -> str:
         """Run one fetch. Success and soft failures return text; hard failures raise."""
+        return (await self.run(arguments)).model_text()
+
+    async def run(self, arguments: object) -> FetchOutcome:
+        """Run one fetch: its outcome as one typed value (the page, or a soft failure); a hard
+        failure raises :class:`~runvil._errors.ToolError`. The text a model reads is rendered
+        from the outcome (:meth:`~runvil.web._fetch.outcome.FetchOutcome.model_text`)."""
         request = parse_arguments(
             arguments, self.policy.max_chars, continuation=self.policy.continuation
         )
@@ -130,21 +134,23 @@ class WebFetch(AsyncClosing):
             target = admit_url(request.url, self._rules)
         except UrlRefused as refusal:
             if refusal.soft:
-                return refusal.message
+                return FetchOutcome.soft(refusal.message)
             raise ToolError(ToolErrorKind.InvalidArguments, refusal.message) from None
         if self._reading is not None:
             kept = self._reading.recall(target, request)
             if kept is not None:
                 return kept  # continuation: the page this run keeps, read without a fetch
-        session = self._ensure_session()
-        loop = self._loop
-        assert loop is not None  # set by _ensure_session
+        loop = asyncio.get_running_loop()
         progress = Progress(target)
-        task = loop.create_task(self._run(session, progress, request))
+        task = loop.create_task(self._run(progress, request))
         deadlines = self._deadline_queue(loop)
         deadline = deadlines.call_later(self.policy.timeout, _expire, task, progress)
         try:
             return await task
+        except AddressRefused as refused:
+            # Reached by a redirect from another host (a person's hint tells the two apart).
+            refused.redirected = host_key(progress.target.host) != host_key(target.host)
+            raise
         except ToolError:
             raise
         except asyncio.CancelledError:
@@ -152,7 +158,7 @@ class WebFetch(AsyncClosing):
             if current is not None and current.cancelling():
                 raise  # the call itself was cancelled: the task has already closed everything
             if progress.expired:
-                return _deadline_text(progress)
+                return FetchOutcome.soft(_deadline_text(progress))
             logger.error("web_fetch task for %s was cancelled outside its call", target.display)
             raise failures.task_did_not_finish() from None
         except Exception:
@@ -161,22 +167,17 @@ class WebFetch(AsyncClosing):
         finally:
             deadline.cancel()
 
-    async def _run(
-        self, session: aiohttp.ClientSession, progress: Progress, request: FetchRequest
-    ) -> str:
+    async def _run(self, progress: Progress, request: FetchRequest) -> FetchOutcome:
         reading = self._reading
-        before_hop = (
-            None if reading is None else reading.before_hop(session, self.network, self._rules)
-        )
+        client = self._client
+        before_hop = None if reading is None else reading.before_hop(client, self._rules)
         try:
-            page = await fetch_page(
-                session, self.network, self.policy, progress, self._rules, before_hop
-            )
+            page = await fetch_page(client, self.policy, progress, self._rules, before_hop)
         except failures.SoftFailure as failure:
-            return failure.text
+            return FetchOutcome.soft(failure.text, failure.cause, failure.certificate)
         progress.finished = True  # the deadline covers the network only
         deadline = time.monotonic() + self.policy.render_timeout
-        render: Callable[[Page, FetchRequest, float | None], str] = render_page
+        render: Callable[[Page, FetchRequest, float | None], FetchOutcome] = render_page
         if reading is not None:
             if page.kind is BodyKind.PDF:
                 return await reading.convert(page, request)  # a worker process, its own limit
@@ -195,20 +196,6 @@ class WebFetch(AsyncClosing):
         logger.warning("no room to render %s before its deadline: plain text", page.target.display)
         return await rendering.run_in_thread(lambda: render(page, request, 0.0))
 
-    def _ensure_session(self) -> aiohttp.ClientSession:
-        loop = asyncio.get_running_loop()
-        session = self._session
-        if session is None or session.closed or self._loop is not loop:
-            if session is not None and not session.closed:
-                # A session belongs to the loop it was made in, and one left behind by another
-                # loop cannot be closed from this one: let it go without a close that would fail.
-                session.detach()
-            session = self._session = open_fetch_session(
-                self.network, self.policy, self._proxies
-            )
-            self._loop = loop
-        return session
-
     def _deadline_queue(self, loop: asyncio.AbstractEventLoop) -> DeadlineQueue:
         """The queue that holds this tool's deadlines in ``loop`` (one per loop, as a session)."""
         deadlines = self._deadlines
@@ -217,7 +204,7 @@ class WebFetch(AsyncClosing):
         return deadlines
 
 
-def _expire(task: asyncio.Task[str], progress: Progress) -> None:
+def _expire(task: asyncio.Task[FetchOutcome], progress: Progress) -> None:
     """The whole-request deadline: cancel a fetch still on the network.
 
     A deadline per call on the fetch's own task, rather than an ``asyncio.timeout`` block inside
@@ -239,53 +226,15 @@ def _deadline_text(progress: Progress) -> str:
     return failures.timed_out(display).text
 
 
-def render_page(page: Page, request: FetchRequest, deadline: float | None = None) -> str:
-    """Decode, extract, cut to ``max_chars`` and put the provenance header on top.
-
-    ``deadline`` (``time.monotonic()``) bounds the HTML rendering: past it, the page's plain-text
-    rendering comes back instead (``render_html``)."""
-    final = page.target
-    try:
-        body = decode_body(_needed_bytes(page, request.max_chars), page.charset)
-    except UnknownCharset as unknown:
-        return failures.unknown_charset(final.display, unknown.label).text
-    text: PageText
-    if page.kind is BodyKind.HTML:
-        markdown, extraction = render_html(
-            body, final.href, request.raw, max_chars=request.max_chars, deadline=deadline
-        )
-        text = rendered(markdown)
-    else:
-        text, extraction = verbatim(body), "plain"
-    truncated = page.cut_at_cap
-    if len(text) > request.max_chars:
-        text = cut_text(text, request.max_chars)
-        truncated = True
-    return (
-        f"url: {final.href}\n"
-        f"truncated: {'true' if truncated else 'false'}\n"
-        f"extraction: {extraction}\n"
-        f"\n"
-        f"{text}"
-    )
-
-
-def _needed_bytes(page: Page, max_chars: int) -> bytes:
-    """The part of the body that decides the result text.
-
-    A verbatim (non-HTML) UTF-8 body only ever shows its first ``max_chars`` characters, and
-    ``max_chars + 1`` characters never take more than ``4 * (max_chars + 1)`` bytes (a BOM
-    included, given the margin), so decoding an 8 MiB body to return 40,000 characters decodes
-    only the first 160 KB. The text and the ``truncated`` flag come out exactly as from the whole
-    body: UTF-8 decoding is self-synchronising, so every character that ends inside the prefix
-    decodes the same, and a prefix that short of the body always holds more than ``max_chars``
-    characters. Other charsets (some stateful, with escapes) are decoded whole.
-    """
-    limit = 4 * (max_chars + 2)
-    if page.kind is BodyKind.HTML or len(page.body) <= limit or not _is_utf8(page.charset):
-        return page.body
-    return page.body[:limit]
-
-
-def _is_utf8(charset: str | None) -> bool:
-    return charset is None or charset.strip(" \t\n\f\r").lower() in ("utf-8", "utf8")
+def render_page(
+    page: Page, request: FetchRequest, deadline: float | None = None
+) -> FetchOutcome:
+    """The outcome of a page without continuation: decoded, rendered and cut at ``max_chars``
+    by the one pipeline (:mod:`.pagetext`). ``deadline`` (``time.monotonic()``) bounds the HTML
+    rendering: past it, the page's plain-text rendering comes back instead."""
+    held = render_held(page, request.raw, request.max_chars, deadline)
+    if isinstance(held, FetchOutcome):
+        return held
+    # slice_outcome(held, 0, max_chars, continuation=False), built directly: the text is
+    # already cut at max_chars, so the slice is all of it and ``truncated`` is ``held.cut``.
+    return FetchOutcome(held.text, held.href, held.cut, held.extraction)

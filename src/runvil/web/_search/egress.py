@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import json as jsonlib
 import logging
 import time
@@ -43,25 +44,22 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-import aiohttp
 from aiohttp import hdrs
 from multidict import CIMultiDictProxy
 from yarl import URL
 
 from runvil._errors import ToolErrorKind
-from runvil._net import (
-    DialPermit,
-    DialRefused,
-    DnsError,
-    EndpointLocked,
-    Network,
-    NoAllowedAddress,
-    approve,
-    permitted,
+from runvil._net import DnsError, EndpointLocked, Network, NoAllowedAddress
+from runvil._net.client import EgressClient, Head, ReadPlan, Transport
+from runvil._net.decoding import ACCEPT_ENCODING, UnsupportedEncoding
+from runvil._net.errors import (
+    BodyTooLarge,
+    BodyUnreadable,
+    CertificateFailed,
+    ConnectFailed,
+    LookupFailed,
+    RequestFailed,
 )
-from runvil._net.body import BodyTooLarge, read_bounded
-from runvil._net.connector import open_session, send
-from runvil._net.decoding import ACCEPT_ENCODING, BodyDecodeError, UnsupportedEncoding
 from runvil._net.hostnames import PrivateHosts, host_key
 from runvil._net.proxy import Proxies, ProxyRefused, proxy_setting
 from runvil.web._search.provider import ProviderError, parse_endpoint
@@ -154,6 +152,7 @@ class Egress:
         user_agent: str = USER_AGENT,
         max_retry_wait: float = MAX_RETRY_WAIT,
         default_retry_wait: float = DEFAULT_RETRY_WAIT,
+        transport: Transport | None = None,
     ) -> None:
         self.endpoints = frozenset(parse_endpoint(e) for e in endpoints)
         self.network = network if network is not None else Network()
@@ -172,6 +171,8 @@ class Egress:
         self.user_agent = user_agent
         self.max_retry_wait = max_retry_wait
         self.default_retry_wait = default_retry_wait
+        self.transport = transport
+        """A test's response-level transport (:mod:`runvil._net.mock`); ``None``: the guard."""
 
     async def send(
         self,
@@ -198,12 +199,12 @@ class Egress:
         request_headers, body = _request_body(headers, json, form)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
-        session = self._session()
+        client = self._client()
         try:
             retried = False
             while True:
                 response = await self._attempt(
-                    session, method, target, host, port, request_headers, body, truncate, deadline
+                    client, method, target, host, port, request_headers, body, truncate, deadline
                 )
                 if retried or not retry_if(response):
                     return response
@@ -219,7 +220,7 @@ class Egress:
                 await asyncio.sleep(wait)
                 retried = True
         finally:
-            await session.close()
+            await client.aclose()
 
     # -- pieces ----------------------------------------------------------------------------
     def _check_target(self, target: URL) -> tuple[str, int]:
@@ -236,12 +237,13 @@ class Egress:
             raise _request_failed()
         return host, port
 
-    def _session(self) -> aiohttp.ClientSession:
-        """A guarded session for one send. aiohttp's silent resend of a request whose connection
-        was reset is off (:func:`~runvil._net.connector.send`'s ``retry_dropped``): our own rule
-        is the only retry (once, on 429/5xx), and a reset is a transport failure."""
-        return open_session(
-            self.network.ssl_context,
+    def _client(self) -> EgressClient:
+        """The egress client for one send: its own guarded pool, closed when the send ends.
+        aiohttp's silent resend of a request whose connection was reset is off
+        (``retry_dropped``): our own rule is the only retry (once, on 429/5xx), and a reset is
+        a transport failure."""
+        return EgressClient(
+            self.network,
             headers={
                 hdrs.ACCEPT: "*/*",
                 hdrs.ACCEPT_ENCODING: ACCEPT_ENCODING,
@@ -249,29 +251,13 @@ class Egress:
             },
             connect_timeout=self.connect_timeout,
             proxies=self._proxies,
+            retry_dropped=False,
+            transport=self.transport,
         )
-
-    async def _permit(self, host: str, port: int, deadline: float) -> DialPermit:
-        try:
-            async with asyncio.timeout_at(
-                min(deadline, asyncio.get_running_loop().time() + self.connect_timeout)
-            ):
-                return await approve(self.network, self.rule, host, port)
-        except NoAllowedAddress as refused:
-            log.warning(
-                "search endpoint %s has no allowed address (answers: %s); a private endpoint "
-                "needs search.allow_private or a fetch.private_hosts entry", host,
-                ", ".join(refused.answers) or "none",
-            )
-            raise _request_failed() from None
-        except (DnsError, TimeoutError, OSError) as exc:
-            log.warning("search endpoint %s: dns resolution failed (%s)", host,
-                        type(exc).__name__)
-            raise _request_failed() from None
 
     async def _attempt(
         self,
-        session: aiohttp.ClientSession,
+        client: EgressClient,
         method: str,
         target: URL,
         host: str,
@@ -281,59 +267,65 @@ class Egress:
         truncate: bool,
         deadline: float,
     ) -> EgressResponse:
-        permit = await self._permit(host, port, deadline)
         try:
-            async with asyncio.timeout_at(deadline):
-                with permitted(permit):
-                    response = await send(
-                        session, target, headers, method=method, body=body, retry_dropped=False
-                    )
+            response = await client.request(
+                self.rule,
+                target,
+                functools.partial(self._plan, truncate=truncate),
+                method=method,
+                headers=headers,
+                body=body,
+                deadline=deadline,
+                host=host,
+                port=port,
+            )
+        except NoAllowedAddress as refused:
+            log.warning(
+                "search endpoint %s has no allowed address (answers: %s); a private endpoint "
+                "needs search.allow_private or a fetch.private_hosts entry", host,
+                ", ".join(refused.answers) or "none",
+            )
+            raise _request_failed() from None
+        except DnsError:
+            log.warning("search endpoint %s: dns resolution failed (DnsError)", host)
+            raise _request_failed() from None
+        except LookupFailed as failed:
+            log.warning("search endpoint %s: dns resolution failed (%s)", host, failed.cause)
+            raise _request_failed() from None
         except ProxyRefused as refused:
             log.warning(
                 "search endpoint %s: the proxy refused the tunnel (status %d)", host,
                 refused.status,
             )
             raise _request_failed() from None
-        except aiohttp.ClientConnectorCertificateError:
+        except CertificateFailed:
             log.warning("search endpoint %s: certificate verification failed", host)
             raise _request_failed() from None
-        except aiohttp.ClientConnectorError as exc:
-            log.warning("search endpoint %s: could not connect (%s)", host, type(exc).__name__)
+        except ConnectFailed as failed:
+            log.warning("search endpoint %s: could not connect (%s)", host, failed.cause)
             raise _request_failed() from None
-        except (aiohttp.ClientError, OSError, TimeoutError, DialRefused, ValueError) as exc:
-            log.warning("search endpoint %s: request failed (%s)", host, type(exc).__name__)
+        except RequestFailed as failed:
+            log.warning("search endpoint %s: request failed (%s)", host, failed.cause)
             raise _request_failed() from None
-        try:
-            return await self._read(response, truncate, deadline)
-        finally:
-            response.close()  # no-op after a complete read released the connection
+        except BodyTooLarge as too_large:
+            raise _too_large(too_large.args[0]) from None
+        except (BodyUnreadable, UnsupportedEncoding) as broken:
+            name = broken.cause if isinstance(broken, BodyUnreadable) else "UnsupportedEncoding"
+            log.warning("search response body broke off (%s)", name)
+            raise ProviderError(ToolErrorKind.Transport, "reading response failed") from None
+        ok = response.ok
+        return EgressResponse(
+            response.status, response.headers, response.body, response.cut if ok else False
+        )
 
-    async def _read(
-        self, response: aiohttp.ClientResponse, truncate: bool, deadline: float
-    ) -> EgressResponse:
-        status = response.status
-        ok = 200 <= status < 300
-        cap = self.max_bytes if ok else min(self.max_bytes, ERROR_BODY_BYTES)
-        if ok and not truncate and (response.content_length or 0) > cap:
-            raise _too_large(cap)
-        body: bytes | None
-        truncated = False
-        try:
-            async with asyncio.timeout_at(deadline):
-                body, truncated = await read_bounded(response, cap, cut=truncate or not ok)
-        except BodyTooLarge:
-            raise _too_large(cap) from None
-        except (
-            aiohttp.ClientError, OSError, TimeoutError, BodyDecodeError, UnsupportedEncoding
-        ) as exc:
-            if ok:
-                log.warning("search response body broke off (%s)", type(exc).__name__)
-                raise ProviderError(ToolErrorKind.Transport, "reading response failed") from None
-            body = None
-        else:
-            if not truncated:
-                response.release()  # read to its end: the connection may serve the retry
-        return EgressResponse(status, response.headers, body, truncated if ok else False)
+    def _plan(self, head: Head, *, truncate: bool) -> ReadPlan:
+        """A 2xx body up to ``max_bytes`` (cut there with ``truncate``, else refused); an error
+        status's body up to 64 KiB, cut there, and ``None`` when it cannot be read."""
+        if 200 <= head.status < 300:
+            return ReadPlan(self.max_bytes, keep_prefix=truncate)
+        return ReadPlan(
+            min(self.max_bytes, ERROR_BODY_BYTES), keep_prefix=True, keep_unreadable=True
+        )
 
 
 def private_endpoints(

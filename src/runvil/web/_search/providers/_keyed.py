@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from runvil._net import Network
+from runvil._net.client import Transport
 from runvil._net.secrets import Secrets
 from runvil.web._search.egress import DEFAULT_TIMEOUT, Egress, EgressResponse
 from runvil.web._search.provider import ProviderError, SearchRequest, SearchResult
@@ -41,12 +42,15 @@ class KeyedProvider:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         proxy: str | None = None,
+        transport: Transport | None = None,
     ) -> None:
         if not api_key or not api_key.strip():
             raise ValueError(f"the {self.vendor} API key must not be empty")
         self._key = api_key
         self._secrets = Secrets([api_key])
-        self._egress = Egress(self.endpoints, network=network, timeout=timeout, proxy=proxy)
+        self._egress = Egress(
+            self.endpoints, network=network, timeout=timeout, proxy=proxy, transport=transport
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -24,6 +24,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from runvil._errors import ToolErrorKind
 from runvil._net import Network
+from runvil._net.client import Transport
 from runvil.web._search.egress import DEFAULT_TIMEOUT, Egress, EgressResponse
 from runvil.web._search.provider import ProviderError, SearchRequest, SearchResult
 from runvil.web._search.providers._common import (
@@ -78,10 +79,12 @@ class DuckDuckGoProvider:
         min_interval: float = 1.5,
         cooldown: float = 60.0,
         proxy: str | None = None,
+        transport: Transport | None = None,
     ) -> None:
         self._egress = Egress(
             self.endpoints, network=network, timeout=timeout, max_bytes=MAX_PAGE_BYTES,
             proxy=proxy,
+            transport=transport,
         )
         self.min_interval = min_interval
         self.cooldown = cooldown

@@ -13,6 +13,7 @@ from typing import Any
 
 from runvil._errors import ToolErrorKind
 from runvil._net import Network
+from runvil._net.client import Transport
 from runvil._net.hostnames import PrivateHosts
 from runvil._net.secrets import Secrets
 from runvil.web._search.egress import Egress
@@ -47,6 +48,7 @@ class GatewayProvider:
         timeout: float = DEADLINE,
         private_hosts: Iterable[str] = (),
         proxy: str | None = None,
+        transport: Transport | None = None,
     ) -> None:
         if not key or not key.strip():
             raise ValueError("the gateway key must not be empty")
@@ -65,6 +67,7 @@ class GatewayProvider:
             allow_http=allow_private,
             private_hosts=listed,
             proxy=proxy,
+            transport=transport,
             timeout=timeout,
             max_bytes=MAX_RESPONSE_BYTES,
         )

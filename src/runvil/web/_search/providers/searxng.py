@@ -18,6 +18,7 @@ from typing import Any
 
 from runvil._errors import ToolErrorKind
 from runvil._net import Network
+from runvil._net.client import Transport
 from runvil._net.hostnames import PrivateHosts
 from runvil.web._search.egress import DEFAULT_TIMEOUT, Egress, EgressResponse
 from runvil.web._search.provider import ProviderError, SearchRequest, SearchResult
@@ -59,6 +60,7 @@ class SearxngProvider:
         timeout: float = DEFAULT_TIMEOUT,
         private_hosts: Iterable[str] = (),
         proxy: str | None = None,
+        transport: Transport | None = None,
     ) -> None:
         listed = PrivateHosts.parse(private_hosts)
         parsed, endpoint = endpoint_url(
@@ -76,6 +78,7 @@ class SearxngProvider:
             allow_http=allow_private,
             private_hosts=listed,
             proxy=proxy,
+            transport=transport,
             timeout=timeout,
         )
 

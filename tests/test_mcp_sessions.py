@@ -34,6 +34,7 @@ from runvil._faces.mcp_sessions import (
 from runvil.web._fetch import continuation, reading
 from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.runstore import RunStore
+from tests.faces_helpers import user_config
 from tests.fixtures.internet import FakeInternet
 
 VERSION = "2025-06-18"
@@ -319,10 +320,11 @@ async def test_sessionless_requests_open_nothing(internet: FakeInternet) -> None
 
 
 def test_the_limits_come_from_the_file_the_environment_and_flags(tmp_path: Path) -> None:
-    (tmp_path / "runvil.toml").write_text(
+    home = tmp_path / "home"
+    user_config(home).write_text(
         "[mcp]\nmax_sessions = 64\nsession_idle_timeout = 90.5\n", encoding="utf-8"
     )
-    env = {"HOME": str(tmp_path), "RUNVIL_MCP_SESSIONS_PER_PEER": "4"}
+    env = {"HOME": str(home), "RUNVIL_MCP_SESSIONS_PER_PEER": "4"}
     config = load_config(env=env, cwd=tmp_path)
     assert session_limits(config) == SessionLimits(total=64, per_peer=4, idle=90.5)
     assert describe(config)["mcp"] == {

@@ -34,6 +34,7 @@ from runvil._faces.mcp_sessions import (
 from runvil.web._fetch import continuation, reading
 from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.runstore import RunStore
+from tests.faces_helpers import user_config
 from tests.fixtures.internet import FakeInternet
 
 VERSION = "2025-06-18"
@@ -319,7 +320,7 @@ async def test_sessionless_requests_open_nothing(internet: FakeInternet) -> None
 
 
 def test_the_limits_come_from_the_file_the_environment_and_flags(tmp_path: Path) -> None:
-    (tmp_path / "runvil.toml").write_text(
+    user_config(tmp_path).write_text(
         "[mcp]\nmax_sessions = 64\nsession_idle_timeout = 90.5\n", encoding="utf-8"
     )
     env = {"HOME": str(tmp_path), "RUNVIL_MCP_SESSIONS_PER_PEER": "4"}
@@ -330,7 +331,8 @@ def test_the_limits_come_from_the_file_the_environment_and_flags(tmp_path: Path)
     }
     flagged = load_config({"mcp_max_sessions": 8}, env=env, cwd=tmp_path)
     assert session_limits(flagged).total == 8
-    assert session_limits(load_config(env={"HOME": str(tmp_path)})) == SessionLimits()
+    elsewhere = {"HOME": str(tmp_path / "elsewhere")}
+    assert session_limits(load_config(env=elsewhere, cwd=tmp_path)) == SessionLimits()
 
 
 @pytest.mark.parametrize(

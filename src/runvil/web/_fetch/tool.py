@@ -37,7 +37,7 @@ from runvil._closing import AsyncClosing
 from runvil._errors import ToolError, ToolErrorKind
 from runvil._net import Network
 from runvil._net.proxy import Proxies
-from runvil._tools import Tool
+from runvil._tools import Tool, current_run
 from runvil.web._fetch import failures, rendering
 from runvil.web._fetch.admission import UrlRefused, admit_url
 from runvil.web._fetch.arguments import FetchRequest, parameters_schema, parse_arguments
@@ -189,7 +189,8 @@ class WebFetch(AsyncClosing):
                 lambda: render(page, request, deadline), lambda: gate.release(room)
             )
         logger.warning("no room to render %s before its deadline: plain text", page.target.display)
-        return await rendering.run_in_thread(lambda: render(page, request, 0.0))
+        caller = current_run.get() or self  # text renderings are taken from callers in turn
+        return await rendering.run_fallback(lambda: render(page, request, 0.0), caller)
 
     def _ensure_session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()

@@ -197,3 +197,27 @@ async def test_a_fetch_that_runs_out_of_memory_did_not_finish(
     assert failure.value.kind is ToolErrorKind.Other
     assert str(failure.value) == TASK_DID_NOT_FINISH
     assert isinstance(FetchPolicy(), FetchPolicy)
+
+
+# --- the text rendering (past a deadline, or past the node budget) -------------------------------
+
+TEXT_PAGES = {
+    "one long paragraph": b"<p>" + b"word <b>x</b> &amp; " * 200_000 + b"</p>",
+    "one long line of dashes, then text": b"<p>" + b"-<i></i>" * 200_000 + b"x</p>",
+    "long lines": b"<div>" + b"line of text<br>" * 100_000 + b"</div>",
+    "paragraphs": b"<p>a paragraph</p>" * 100_000,
+    "spaces": b"<p>w" + b" " * 2_000_000 + b"<b>w</b></p>",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TEXT_PAGES))
+@pytest.mark.parametrize("limit", [1, 5_000, 40_000])
+def test_the_text_rendering_keeps_its_first_max_chars_and_no_more(name: str, limit: int) -> None:
+    from runvil.web._fetch.extract._text import MARGIN, render_text
+
+    data = TEXT_PAGES[name]
+    whole = render_text(data)
+    cut = render_text(data, limit)
+    assert cut[: limit + 1] == whole[: limit + 1]
+    assert (len(cut) > limit) == (len(whole) > limit)
+    assert len(cut) <= limit + 1 + MARGIN

@@ -11,6 +11,8 @@ characters (and whether there are more) are exactly those of the unbounded rende
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from runvil.web import FetchPolicy, WebFetch
 from runvil.web._fetch import extract
@@ -63,7 +65,9 @@ def shapes(n: int) -> dict[str, str]:
         "tables in every item": "<ul>" + f"<li>{wide_table(n // 20)}" * 20 + "</ul>",
         "lines in nested quotes": nested("<blockquote>", "</blockquote>", 8, lines),
         "lines in nested lists": nested("<ol start=999999999><li>", "</li></ol>", 8, lines),
-        "many nested items": "<ul>" + "<li><ul><li><ul><li>x</li></ul></li></ul></li>" * n + "</ul>",
+        "many nested items": (
+            "<ul>" + "<li><ul><li><ul><li>x</li></ul></li></ul></li>" * n + "</ul>"
+        ),
         "code in nested lists": nested("<ul><li>", "</li></ul>", 8, "<pre>" + "x\n" * n + "</pre>"),
     }
 
@@ -221,3 +225,64 @@ def test_the_text_rendering_keeps_its_first_max_chars_and_no_more(name: str, lim
     assert cut[: limit + 1] == whole[: limit + 1]
     assert (len(cut) > limit) == (len(whole) > limit)
     assert len(cut) <= limit + 1 + MARGIN
+
+
+# --- any mix of the shapes ----------------------------------------------------------------------
+
+_LEAVES = st.sampled_from(
+    [
+        "word {n} ",
+        "x<br>y<br>",
+        "<pre>code {n}\n  indented\n\n</pre>",
+        "<pre>```{n}\n" + "\n" * 30 + "</pre>",
+        "<code>`tick`</code>",
+        "----- ",
+        "\u3000\u3000 {n} \u3000",
+        "<p>a paragraph {n}</p>",
+        "<img alt=pic src=/p.png>",
+        '<a href="/l/{n}">link</a>',
+        "<table><tr><td>a</td><td>b</td></tr><tr><td>{n}</td></tr></table>",
+        "<table><tr>" + "<td>c" * 40 + "</tr>" + "<tr><td>r {n}" * 40 + "</table>",
+        "<h3>heading ####</h3>",
+    ]
+)
+
+
+def _wrap(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    wrappers = st.sampled_from(
+        [
+            "<blockquote>{}</blockquote>",
+            "<ul><li>{}</li><li>second</li></ul>",
+            "<ol start=99999999><li>{}</li></ol>",
+            "<table><tr><td>{}</td><td>cell</td></tr><tr><td>r</td></tr></table>",
+            "<table><tr><td>one</td></tr><tr><td>{}</td><td>b</td><td>c</td></tr></table>",
+            "<h2><span>h</span>{}</h2>",
+            '<a href="/card"><span>card</span>{}</a>',
+            "<div>{}</div>",
+            "<li>{}</li>",
+        ]
+    )
+    return st.builds(lambda wrapper, parts: wrapper.format("".join(parts)), wrappers,
+                     st.lists(inner, min_size=1, max_size=4))  # fmt: skip
+
+
+_MIX = st.recursive(_LEAVES, _wrap, max_leaves=12)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    parts=st.lists(_MIX, min_size=1, max_size=4),
+    repeat=st.integers(1, 30),
+    limit=st.integers(1, 4_000),
+    raw=st.booleans(),
+)
+def test_any_mix_keeps_its_first_max_chars_within_the_bound(
+    parts: list[str], repeat: int, limit: int, raw: bool
+) -> None:
+    html = page("".join(parts[n % len(parts)].replace("{n}", str(n)) for n in range(repeat * 4)))
+    whole, label = render_html(html, BASE, raw)
+    cut, cut_label = render_html(html, BASE, raw, max_chars=limit)
+    assert cut_label == label
+    assert cut[: limit + 1] == whole[: limit + 1]
+    assert (len(cut) > limit) == (len(whole) > limit)
+    assert len(cut) <= bound(limit, label)

@@ -338,3 +338,13 @@ async def test_a_flood_of_text_renderings_never_holds_back_another_callers_rende
     release.set()
     texts = await asyncio.gather(*flood)
     assert all("extraction: raw-html" in text for text in texts)
+
+
+def test_a_reservation_counts_the_markdown_a_rendering_may_return() -> None:
+    # Every fetch without continuation (max_chars up to 40,000 by default) reserves for its
+    # page alone, as before; a rendering kept for continuation (up to 8 MiB of characters) also
+    # reserves for the markdown a small page can make of a ragged table.
+    assert reservation(100_000, 40_000) == reservation(100_000)
+    kept = reservation(40_000, 8 * 1024 * 1024)
+    assert kept == reservation(40_000) + rendering.MEMORY_PER_CHAR * (8 * 1024 * 1024 - 256 * 1024)
+    assert kept <= rendering.PER_RENDER_MEMORY

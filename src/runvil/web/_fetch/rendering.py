@@ -44,6 +44,7 @@ from typing import TypeVar
 __all__ = [
     "FALLBACK_THREADS",
     "MEMORY_PER_BYTE",
+    "MEMORY_PER_CHAR",
     "PER_RENDER_MEMORY",
     "RENDER_MEMORY",
     "RENDER_THREADS",
@@ -72,7 +73,15 @@ PER_RENDER_MEMORY = 256 * 1024 * 1024
 #: Reserved per byte of body: the worst shapes measured peak at 100-150 bytes per byte below
 #: the node budget, and a rendering's other copies of the page add a few more.
 MEMORY_PER_BYTE = 200
+#: Reserved per character the rendering may return: its markdown is bounded by a multiple of
+#: that (docs/reliability.md, "Output bounded by what the result can show"), at up to four bytes
+#: a character; measured, the worst shape held 15.4 bytes per character (129 MB for 8 MiB of
+#: emoji from a 40 KB page).
+MEMORY_PER_CHAR = 16
 _BASE_MEMORY = 4 * 1024 * 1024
+# Characters the base covers: every fetch without continuation (at most max_chars, 40,000 by
+# default) reserves for its page alone, as it always has.
+_BASE_CHARS = 256 * 1024
 
 # Full renderings: never more running than the gate admits, so one never waits for a thread.
 _pool = concurrent.futures.ThreadPoolExecutor(
@@ -80,9 +89,13 @@ _pool = concurrent.futures.ThreadPoolExecutor(
 )
 
 
-def reservation(body_bytes: int) -> int:
-    """The memory a rendering of a ``body_bytes`` page reserves before it starts."""
-    return min(PER_RENDER_MEMORY, _BASE_MEMORY + MEMORY_PER_BYTE * body_bytes)
+def reservation(body_bytes: int, chars: int = 0) -> int:
+    """The memory a rendering of a ``body_bytes`` page that returns up to ``chars`` characters
+    reserves before it starts: the page's tree, and the markdown, which a small page can make
+    far more of than it has bytes, up to the multiple of ``chars`` the renderer is bounded by.
+    """
+    output = MEMORY_PER_CHAR * max(0, chars - _BASE_CHARS)
+    return min(PER_RENDER_MEMORY, _BASE_MEMORY + MEMORY_PER_BYTE * body_bytes + output)
 
 
 class _Waiter:

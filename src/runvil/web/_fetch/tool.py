@@ -183,7 +183,9 @@ class WebFetch(AsyncClosing):
         # in the process keeps running. It waits for room under the process's memory budget
         # until its deadline, then renders the page as plain text instead.
         gate = rendering.gate
-        room = rendering.reservation(len(page.body))
+        # A rendering kept for continuation keeps the byte cap's number of characters.
+        chars = request.max_chars if render is render_page else self.policy.max_bytes
+        room = rendering.reservation(len(page.body), chars)
         if await gate.acquire(room, deadline):
             return await rendering.run_in_thread(
                 lambda: render(page, request, deadline), lambda: gate.release(room)

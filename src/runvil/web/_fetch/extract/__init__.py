@@ -62,7 +62,8 @@ def render_html(
     a whole-page rendering may then stop early, once its text is sure to be longer. The first
     ``max_chars`` characters, and whether there are more, are exactly as without it; an 8 MiB
     page of markup is not turned into megabytes of markdown to keep 40,000 characters of it.
-    An extracted article is always rendered whole: deciding whether it is one needs all of it.
+    An extracted article is rendered whole up to its own, far larger bound (below): deciding
+    whether it is one needs all of it.
 
     ``deadline`` (a ``time.monotonic()`` time) bounds the rendering: past it, the page's linear
     text rendering (``_text``) is returned instead, labelled ``raw-html``. Past the pre-parse

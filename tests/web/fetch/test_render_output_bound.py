@@ -63,6 +63,14 @@ def shapes(n: int) -> dict[str, str]:
             f"<table><tr><td><blockquote>{table}</blockquote></td><td>b</td></tr></table>"
         ),
         "tables in every item": "<ul>" + f"<li>{wide_table(n // 20)}" * 20 + "</ul>",
+        "linked tables in a heading": (
+            "<h2>" + f'<a href="/x"><span>a</span>{wide_table(n // 10)}</a>' * 10 + "</h2>"
+        ),
+        "headings holding tables in a cell": (
+            "<table><tr><td>"
+            + f"<h3><span>h</span>{wide_table(n // 10)}</h3> " * 10
+            + "<td>b</table>"
+        ),
         "lines in nested quotes": nested("<blockquote>", "</blockquote>", 8, lines),
         "lines in nested lists": nested("<ol start=999999999><li>", "</li></ol>", 8, lines),
         "many nested items": (

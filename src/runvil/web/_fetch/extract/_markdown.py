@@ -84,7 +84,7 @@ class _Frame:
 
     __slots__ = (
         "blocks", "cap", "collapses", "data", "data_full", "data_size", "element", "full",
-        "inline", "kind", "nests", "size", "tight", "width"
+        "inline", "inline_size", "kind", "nests", "size", "tight", "width"
     )  # fmt: skip
 
     def __init__(
@@ -106,11 +106,13 @@ class _Frame:
         self.full = False  # blocks reached ``cap``: later ones are left out
         self.data_size = 0  # the same for the list items or table rows kept
         self.data_full = False
+        self.inline_size = 0  # characters of other frames' markdown in the inline run
 
     def flush(self) -> None:
         """End the current run of inline text as a paragraph."""
         if not self.inline:
             return
+        self.inline_size = 0
         if self.full:  # it could never show
             self.inline.clear()
             return
@@ -137,6 +139,23 @@ class _Frame:
         if self.size >= cap:
             self.full = True
         return True
+
+    def takes_inline(self, text: str) -> bool:
+        """Whether markdown a closed frame made (a link, a heading inside a line) still goes
+        into the inline run: until the frame holds ``cap`` characters. Page text itself is
+        not counted here: it is never more than the page."""
+        cap = self.cap
+        if cap is None:
+            return True
+        if self.saturated():
+            return False
+        self.inline_size += _measure(text, True)  # the run's whitespace is collapsed
+        return True
+
+    def saturated(self) -> bool:
+        """Whether everything added from now on would print past ``cap`` characters."""
+        cap = self.cap
+        return cap is not None and (self.full or self.size + self.inline_size >= cap)
 
     def add_item(self, text: str) -> None:
         """A list item (they print before the list's stray blocks, so they count apart)."""
@@ -571,7 +590,7 @@ class Renderer:
         (a caption prints first, and every row counts towards the width)."""
         kind = frame.kind
         if kind in _PREFIX_KINDS:
-            return frame.full
+            return frame.saturated()
         if kind == _LIST:
             return frame.data_full
         if kind != _TABLE or not frame.data_full or self._frames[-1] is not frame:
@@ -882,7 +901,8 @@ class Renderer:
             text = frame.one_line()
             if text:
                 if parent.kind in _LINE_KINDS:
-                    parent.inline.append(" " + text + " ")
+                    if parent.takes_inline(text):
+                        parent.inline.append(" " + text + " ")
                 else:
                     parent.add_block("#" * _HEADINGS[element.tag] + " " + escape_heading_end(text))
         elif kind == _ITEM:
@@ -943,6 +963,8 @@ class Renderer:
         markdown = text if url is None else f"[{text}]({url})"
         if wraps_blocks and parent.kind not in _LINE_KINDS:
             parent.add_block(markdown)  # a link wrapping blocks (a card) stands on its own
+        elif not parent.takes_inline(markdown):
+            return
         elif url is None:
             parent.inline.append(markdown)
         else:

@@ -129,6 +129,9 @@ def shapes(size: int) -> dict[str, Callable[[], str]]:
             HEAD + "<table><tr><td>" + _wide_table(16_000) + "<td>b</table>" + TAIL
         ),
         "wide first row, 16k rows, at the top": lambda: HEAD + _wide_table(16_000) + TAIL,
+        "links wrapping ragged tables, in a heading (1.2 MB)": lambda: (
+            HEAD + "<h2>" + ("<a href=/x><span>a</span>" + _wide_table(120) + "</a>") * 700 + TAIL
+        ),
         "lines 8 quotes deep": lambda: fill(size, "x<br>", "<blockquote>" * 8),
         "code 8 ordered lists deep": lambda: fill(
             size, "x\n", "<ol start=999999999><li>" * 8 + "<pre>"

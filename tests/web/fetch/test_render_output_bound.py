@@ -294,3 +294,13 @@ def test_any_mix_keeps_its_first_max_chars_within_the_bound(
     assert cut[: limit + 1] == whole[: limit + 1]
     assert (len(cut) > limit) == (len(whole) > limit)
     assert len(cut) <= bound(limit, label)
+
+
+def test_a_cut_where_whitespace_collapses_counts_only_what_shows() -> None:
+    from runvil.web._fetch.extract._markdown import _cut
+
+    text = "a \n\x00  b" * 1_000  # two characters that show in every seven
+    assert _cut(text, 10, False) == text[:10]
+    cut = _cut(text, 10, True)
+    assert cut == text[: 5 * 7]  # the shortest prefix showing ten: "a" and "b" five times
+    assert _cut("a b", 10, True) == "a b"

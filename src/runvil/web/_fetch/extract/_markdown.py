@@ -28,7 +28,6 @@ is why there the cut counts characters that are not whitespace.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 
@@ -420,14 +419,19 @@ def _cut(text: str, cap: int | None, collapses: bool) -> str:
         return text
     if not collapses:
         return text[:cap]
-    found = _shown_prefix(cap).match(text)
-    return text if found is None else text[: found.end()]
-
-
-@functools.lru_cache(maxsize=4)
-def _shown_prefix(count: int) -> re.Pattern[str]:
-    """The shortest prefix that holds ``count`` characters :func:`_measure` counts."""
-    return re.compile(r"(?:[\s\x00]*+[^\s\x00]){" + str(count) + "}")
+    if _measure(text, True) <= cap:
+        return text
+    # The shortest prefix that holds ``cap`` of them, by bisection: each step is one pass of
+    # the regex engine, and no step holds more than a copy of the text (a counted regex
+    # repeat would keep a backtracking record per character counted).
+    low, high = cap, len(text)
+    while low < high:
+        middle = (low + high) // 2
+        if _measure(text[:middle], True) >= cap:
+            high = middle
+        else:
+            low = middle + 1
+    return text[:low]
 
 
 def _list_start(element: Element) -> int:

@@ -40,6 +40,8 @@ _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
 _BACKTICKS = re.compile(r"`+")
 # What may vanish from text whose whitespace is collapsed: whitespace, and a cell's line breaks.
 _NOT_SHOWN = re.compile(r"[\s\x00]+")
+_ASCII_NOT_SHOWN = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x00"  # the same, in ASCII (``str.isspace``)
+_CUT_CHUNK = 64 * 1024
 # Characters ``escape_text`` may escape: most text has none, and then needs no call.
 _MAY_NEED_ESCAPES = re.compile(r"[\\`*_~\[\]<&]").search
 #: Lists and quotes rendered with their markers nested at most this deep.
@@ -409,6 +411,8 @@ def _measure(text: str, collapses: bool) -> int:
     collapsed (and line breaks of a cell dropped), those that are not whitespace."""
     if not collapses:
         return len(text)
+    if text.isascii():  # a flag of the string: counting its few spaces is a fast scan each
+        return len(text) - sum(map(text.count, _ASCII_NOT_SHOWN))
     return len(_NOT_SHOWN.sub("", text))
 
 
@@ -419,19 +423,24 @@ def _cut(text: str, cap: int | None, collapses: bool) -> str:
         return text
     if not collapses:
         return text[:cap]
-    if _measure(text, True) <= cap:
-        return text
-    # The shortest prefix that holds ``cap`` of them, by bisection: each step is one pass of
-    # the regex engine, and no step holds more than a copy of the text (a counted regex
-    # repeat would keep a backtracking record per character counted).
-    low, high = cap, len(text)
-    while low < high:
-        middle = (low + high) // 2
-        if _measure(text[:middle], True) >= cap:
-            high = middle
-        else:
-            low = middle + 1
-    return text[:low]
+    # The shortest prefix that holds ``cap`` of them: counted a chunk at a time up to the chunk
+    # that reaches ``cap``, then bisected inside it (a counted regex repeat would instead keep
+    # a backtracking record per character counted).
+    shown = 0
+    for start in range(0, len(text), _CUT_CHUNK):
+        chunk = text[start : start + _CUT_CHUNK]
+        in_chunk = _measure(chunk, True)
+        if shown + in_chunk >= cap:
+            low, high = 1, len(chunk)
+            while low < high:
+                middle = (low + high) // 2
+                if shown + _measure(chunk[:middle], True) >= cap:
+                    high = middle
+                else:
+                    low = middle + 1
+            return text[: start + low]
+        shown += in_chunk
+    return text
 
 
 def _list_start(element: Element) -> int:

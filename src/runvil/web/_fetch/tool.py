@@ -38,7 +38,7 @@ from runvil._errors import ToolError, ToolErrorKind
 from runvil._net import Network
 from runvil._net.network import with_ca_bundle
 from runvil._net.proxy import Proxies
-from runvil._tools import Tool
+from runvil._tools import Tool, current_run
 from runvil.web._fetch import failures, rendering
 from runvil.web._fetch.admission import UrlRefused, admit_url
 from runvil.web._fetch.arguments import FetchRequest, parameters_schema, parse_arguments
@@ -187,13 +187,16 @@ class WebFetch(AsyncClosing):
         # in the process keeps running. It waits for room under the process's memory budget
         # until its deadline, then renders the page as plain text instead.
         gate = rendering.gate
-        room = rendering.reservation(len(page.body))
+        # A rendering kept for continuation keeps the byte cap's number of characters.
+        chars = request.max_chars if render is render_page else self.policy.max_bytes
+        room = rendering.reservation(len(page.body), chars)
         if await gate.acquire(room, deadline):
             return await rendering.run_in_thread(
                 lambda: render(page, request, deadline), lambda: gate.release(room)
             )
         logger.warning("no room to render %s before its deadline: plain text", page.target.display)
-        return await rendering.run_in_thread(lambda: render(page, request, 0.0))
+        caller = current_run.get() or self  # text renderings are taken from callers in turn
+        return await rendering.run_fallback(lambda: render(page, request, 0.0), caller)
 
     def _ensure_session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()

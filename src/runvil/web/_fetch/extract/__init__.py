@@ -24,7 +24,9 @@ from ._signals import dated_path
 from ._text import render_text
 from ._urls import make_resolver
 
-__all__ = ["FALLBACK_BYTES", "RAW_HTML", "READABILITY", "render_html"]
+__all__ = [
+    "ARTICLE_CHARS", "CAP_MARGIN", "FALLBACK_BYTES", "RAW_HTML", "READABILITY", "render_html"
+]  # fmt: skip
 
 logger = logging.getLogger("runvil.web.fetch")
 
@@ -33,6 +35,12 @@ RAW_HTML = "raw-html"
 
 # Under this many UTF-8 bytes of trimmed article markdown, the whole page is rendered instead.
 FALLBACK_BYTES = 100
+#: Characters past ``max_chars`` a whole-page rendering's output bound leaves room for.
+CAP_MARGIN = 256
+#: The least an extracted article's markdown is bounded to: the article decision reads the
+#: rendered text, so it gets far more than a result shows (the longest article of the 1,608
+#: development pages renders to 253,063 characters).
+ARTICLE_CHARS = 1024 * 1024
 
 
 def render_html(
@@ -54,11 +62,21 @@ def render_html(
     a whole-page rendering may then stop early, once its text is sure to be longer. The first
     ``max_chars`` characters, and whether there are more, are exactly as without it; an 8 MiB
     page of markup is not turned into megabytes of markdown to keep 40,000 characters of it.
-    An extracted article is always rendered whole: deciding whether it is one needs all of it.
+    An extracted article is rendered whole up to its own, far larger bound (below): deciding
+    whether it is one needs all of it.
 
     ``deadline`` (a ``time.monotonic()`` time) bounds the rendering: past it, the page's linear
     text rendering (``_text``) is returned instead, labelled ``raw-html``. Past the pre-parse
     node budget, the rest of the page is appended to a whole-page rendering as that same text.
+
+    With ``max_chars``, the markdown is also bounded by construction: a whole-page rendering
+    makes at most about three times ``max_chars + CAP_MARGIN`` characters, an article at most
+    about three times ``max(ARTICLE_CHARS, max_chars + CAP_MARGIN)``, however the page
+    multiplies its text (a ragged table padded to its widest row, quotes and lists re-prefixing
+    every line). An article longer than its bound is judged on its first characters.
+
+    Running out of memory is not a rendering that failed: ``MemoryError`` propagates (the fetch
+    then fails as a task that did not finish), after the tree is let go.
     """
     budget = Budget(deadline)
     article = ""
@@ -71,14 +89,15 @@ def render_html(
         resolve = make_resolver(base_url, document.base_href)
         if not raw:
             document.signals.dated_url = dated_path(base_url)
-            article = _article(document, resolve, budget)
+            article = _article(document, resolve, budget, _article_cap(max_chars))
             # Every character is at least one byte: only a short article needs encoding.
             if len(article) >= FALLBACK_BYTES or (
                 len(article.encode("utf-8", "surrogatepass")) >= FALLBACK_BYTES
             ):
                 return article, READABILITY
         budget.check()
-        text = Renderer(resolve, check=budget.check).render([document.body], max_chars)
+        cap = None if max_chars is None else max_chars + CAP_MARGIN
+        text = Renderer(resolve, check=budget.check, cap=cap).render([document.body], max_chars)
         if prepared.tail and (max_chars is None or len(text) <= max_chars):
             budget.check()
             rest = render_text(prepared.tail, None if max_chars is None else max_chars)
@@ -86,7 +105,11 @@ def render_html(
         return text, RAW_HTML
     except RenderOverBudget as reason:
         logger.warning("rendering %s as plain text: %s", base_url, reason)
+        _release(document)
+        document = None  # freed before the text rendering needs memory of its own
         return _text_rendering(html, max_chars), RAW_HTML
+    except MemoryError:
+        raise  # the process is out of memory: not a page that failed to render
     except Exception:  # rendering never fails a fetch; the short article text is the fallback
         return article, RAW_HTML
     finally:
@@ -95,20 +118,28 @@ def render_html(
         _resume_collector()
 
 
+def _article_cap(max_chars: int | None) -> int | None:
+    return None if max_chars is None else max(ARTICLE_CHARS, max_chars + CAP_MARGIN)
+
+
 def _text_rendering(html: str, max_chars: int | None) -> str:
     try:
         return render_text(encode(html), max_chars)
+    except MemoryError:
+        raise
     except Exception:  # pragma: no cover - the text rendering is a few regex passes
         return ""
 
 
-def _release(document: Document) -> None:
+def _release(document: Document | None) -> None:
     """Break the tree's parent links, so it is freed as soon as the rendering drops it.
 
     Every element points at its parent and its parent at it: a cycle, which only the cyclic
     collector frees, and the collector is paused while any rendering runs. With renderings
     overlapping back to back it would never run, and every tree would stay in memory.
     """
+    if document is None:
+        return
     for element in document.elements:
         element.parent = None
 
@@ -143,7 +174,7 @@ def _resume_collector() -> None:
             gc.enable()
 
 
-def _article(document: Document, resolve: Resolver, budget: Budget) -> str:
+def _article(document: Document, resolve: Resolver, budget: Budget, cap: int | None) -> str:
     """The main content as markdown, or ``""`` when the page is not an article."""
     if document.longest_own_text < PARAGRAPH_MIN_CHARS:
         return ""  # not one block with a paragraph's worth of text: nothing for select to score
@@ -158,7 +189,7 @@ def _article(document: Document, resolve: Resolver, budget: Budget) -> str:
     if not is_article(document, selection, selection.chars, selection.readable_most):
         return ""
     skipper = Skipper(selection, document.signals.ld_thread)
-    renderer = Renderer(resolve, skipper, budget.check)
+    renderer = Renderer(resolve, skipper, budget.check, cap)
     text = renderer.render(selection.roots)
     article_chars = selection.chars - renderer.skipped_chars
     if not is_article(

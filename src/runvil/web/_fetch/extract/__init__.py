@@ -19,6 +19,7 @@ from ._budget import Budget, RenderOverBudget
 from ._content import PARAGRAPH_MIN_CHARS, Skipper, is_article, select
 from ._dom import Document, parse
 from ._markdown import Renderer, Resolver
+from ._region import REGION_MAX_ELEMENTS, RegionSkipper, leaves_out, main_region
 from ._sanitise import encode, prepare
 from ._signals import dated_path
 from ._text import render_text
@@ -144,7 +145,21 @@ def _resume_collector() -> None:
 
 
 def _article(document: Document, resolve: Resolver, budget: Budget) -> str:
-    """The main content as markdown, or ``""`` when the page is not an article."""
+    """The main content as markdown: the article, or the page's main region when the page is
+    not an article; ``""`` when neither can be picked (the whole page comes back)."""
+    text = _single_article(document, resolve, budget)
+    if text or len(document.elements) > REGION_MAX_ELEMENTS:
+        return text
+    budget.check()
+    root = main_region(document)
+    skip = RegionSkipper(root)
+    if not leaves_out(root, skip):
+        return ""  # the region is the whole page: it comes back as such
+    return Renderer(resolve, skip, budget.check).render([root])
+
+
+def _single_article(document: Document, resolve: Resolver, budget: Budget) -> str:
+    """The article as markdown, or ``""`` when the page is not an article."""
     if document.longest_own_text < PARAGRAPH_MIN_CHARS:
         return ""  # not one block with a paragraph's worth of text: nothing for select to score
     budget.check()

@@ -7,7 +7,10 @@ category grid, a blog index, a landing page, a forum thread): none is copied fro
 
 from __future__ import annotations
 
+import pytest
+
 from runvil.web._fetch.extract import render_html
+from runvil.web._fetch.extract._signals import thread_path
 
 BASE = "https://example.com/section/page"
 
@@ -181,3 +184,49 @@ def test_a_page_with_nothing_to_leave_out_comes_back_whole() -> None:
     text, label = extract(html)
     assert label == "raw-html"
     assert text.startswith("| Station | Level |")
+
+
+# --- threads ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "thread"),
+    [
+        ("https://example.com/forum/beginners/first-steps", True),
+        ("https://example.com/threads/first-steps.1234/", True),
+        ("https://example.com/t/first-steps/1234", True),
+        ("https://example.com/r/science/comments/abc/first_steps/", True),
+        ("https://example.com/questions/1234/how-to-start", True),
+        ("https://example.com/showthread.php?t=1234", True),
+        ("https://example.com/news/2024/first-steps", False),
+        ("https://example.com/tents/trail-tent", False),
+        ("https://example.com/topical/first-steps", False),
+    ],
+)
+def test_forum_and_q_and_a_paths_are_read_as_threads(url: str, thread: bool) -> None:
+    assert thread_path(url) is thread
+
+
+def _replies(count: int) -> str:
+    return "".join(
+        f"<div class='comment' itemprop='comment' itemscope "
+        f"itemtype='https://schema.org/Comment'><div class='comment-meta'>"
+        f"<a href='/u/{n}'>walker{n}</a></div><div class='comment-body'><p>Reply {n}: {P2}</p>"
+        "</div></div>"
+        for n in range(count)
+    )
+
+
+def test_a_thread_declared_in_microdata_keeps_every_reply_in_order() -> None:
+    # A forum engine's markup: the opening post and its replies, the replies named comments.
+    html = page(
+        NAV
+        + "<main itemscope itemtype='https://schema.org/DiscussionForumPosting'>"
+        f"<h1 itemprop='headline'>First steps</h1><div class='post-body'><p>{P1}</p></div>"
+        f"<div class='comments'>{_replies(4)}</div></main>"
+        + FOOTER
+    )
+    text, label = extract(html, "https://example.com/community/first-steps")
+    assert label == "readability"
+    assert text.index(P1) < text.index("Reply 0:") < text.index("Reply 3:")
+    assert "Copyright" not in text

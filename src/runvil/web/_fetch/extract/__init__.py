@@ -21,7 +21,7 @@ from ._dom import Document, parse
 from ._markdown import Renderer, Resolver
 from ._region import REGION_MAX_ELEMENTS, RegionSkipper, leaves_out, main_region
 from ._sanitise import encode, prepare
-from ._signals import dated_path
+from ._signals import dated_path, thread_path
 from ._text import render_text
 from ._urls import make_resolver
 
@@ -72,6 +72,7 @@ def render_html(
         resolve = make_resolver(base_url, document.base_href)
         if not raw:
             document.signals.dated_url = dated_path(base_url)
+            document.signals.thread_url = thread_path(base_url)
             article = _article(document, resolve, budget)
             # Every character is at least one byte: only a short article needs encoding.
             if len(article) >= FALLBACK_BYTES or (
@@ -152,7 +153,7 @@ def _article(document: Document, resolve: Resolver, budget: Budget) -> str:
         return text
     budget.check()
     root = main_region(document)
-    skip = RegionSkipper(root)
+    skip = RegionSkipper(root, document.signals.thread_region)
     if not leaves_out(root, skip):
         return ""  # the region is the whole page: it comes back as such
     return Renderer(resolve, skip, budget.check).render([root])
@@ -172,7 +173,7 @@ def _single_article(document: Document, resolve: Resolver, budget: Budget) -> st
     # fails it after rendering too, so a big table or listing is not rendered twice.
     if not is_article(document, selection, selection.chars, selection.readable_most):
         return ""
-    skipper = Skipper(selection, document.signals.ld_thread)
+    skipper = Skipper(selection, document.signals.thread)
     renderer = Renderer(resolve, skipper, budget.check)
     text = renderer.render(selection.roots)
     article_chars = selection.chars - renderer.skipped_chars

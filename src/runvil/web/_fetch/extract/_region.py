@@ -93,10 +93,11 @@ class RegionSkipper:
     (an ASP.NET ``<form>`` around the page, a ``<header>`` around everything), and so does a
     ``<header>`` that holds the page's ``<h1>`` (a category page's title and introduction)."""
 
-    __slots__ = ("wrapper",)
+    __slots__ = ("thread", "wrapper")
 
-    def __init__(self, root: Element) -> None:
+    def __init__(self, root: Element, thread: bool = False) -> None:
         self.wrapper = root.chars // 2
+        self.thread = thread  # a forum thread or a Q&A page: its comments are the content
 
     def __call__(self, element: Element) -> bool:
         if element.chars > self.wrapper:
@@ -114,7 +115,7 @@ class RegionSkipper:
         names = f"{classes} {ident}" if classes and ident else classes or ident
         if not names:
             return False
-        named = furniture(names)
+        named = furniture(names, self.thread)
         if named == NAMED_FURNITURE and (
             element.chars < _NAMED_SHORT_CHARS
             or element.link_chars >= _NAMED_LINK_DENSITY * element.chars

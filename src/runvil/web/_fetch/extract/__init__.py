@@ -3,7 +3,8 @@
 ``render_html`` is the one entry point the fetch tool calls. It never raises: rendering an HTML
 page never fails a fetch (seed 001, "Readability extraction"). The work is split into small
 private modules: ``_sanitise`` rewrites the page so parsing it is linear and bounded, ``_dom``
-parses with lexbor into a compact tree, ``_content`` chooses the main content, ``_markdown``
+parses with lexbor into a compact tree, ``_content`` chooses the main content (``_region`` the
+main region of a page that is not an article), ``_markdown``
 renders markdown, ``_urls`` makes links absolute, ``_text`` is the linear text rendering used past
 the limits, and ``_budget`` holds the limits themselves (docs/reliability.md, "Rendering
 limits").
@@ -46,9 +47,10 @@ def render_html(
 ) -> tuple[str, str]:
     """Render ``html`` as markdown; return ``(text, extraction label)``.
 
-    With ``raw`` false the main content is extracted (label ``readability``); when that yields
-    fewer than 100 bytes after trimming, or the page is not an article, the whole page is
-    rendered instead (label ``raw-html``). With ``raw`` true the whole page is rendered.
+    With ``raw`` false the main content is extracted (label ``readability``): the article, or,
+    on a page that is not an article, its main region without the page furniture. When that
+    yields fewer than 100 bytes after trimming, or the region is the whole page, the whole page
+    is rendered instead (label ``raw-html``). With ``raw`` true the whole page is rendered.
     Relative links and images resolve against ``base_url``, the final URL of the fetch.
 
     ``max_chars`` is for a caller that keeps only that many characters (``web/fetch`` does):

@@ -23,8 +23,8 @@ from ._names import SHORT, furniture, words
 __all__ = ["REGION_MAX_ELEMENTS", "RegionSkipper", "leaves_out", "main_region"]
 
 # A page this big (elements) comes back whole, rendered with the early stop: a listing's
-# region is rendered in full, and real pages stay far below (the development pages' largest
-# holds about 30,000 elements).
+# region is rendered in full, and real pages stay far below (the tuning split's largest
+# holds 10,022 elements).
 REGION_MAX_ELEMENTS = 60_000
 # <main> is the region when it holds at least this share of the page's text.
 _MAIN_SHARE = 0.8

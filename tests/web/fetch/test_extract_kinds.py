@@ -230,3 +230,25 @@ def test_a_thread_declared_in_microdata_keeps_every_reply_in_order() -> None:
     assert label == "readability"
     assert text.index(P1) < text.index("Reply 0:") < text.index("Reply 3:")
     assert "Copyright" not in text
+
+
+def test_a_threads_posts_inside_forms_come_back_in_its_main_region() -> None:
+    # An older forum engine wraps each post's text in the form that edits it; the thread's
+    # URL says it is a thread, so its replies, named comments, are content.
+    posts = "".join(
+        f"<div class='thing comment'><p class='tagline'><a href='/u/{n}'>walker{n}</a> "
+        f"{n + 2} points</p><form class='usertext'><div class='md'><p>Post {n}: the trail "
+        f"was muddy after the rain, take boots.</p></div></form></div>"
+        for n in range(6)
+    )
+    html = page(
+        NAV
+        + "<div class='side'><p>A community for walkers since 2009.</p></div>"
+        + f"<div class='content'><div class='commentarea'>{posts}</div></div>"
+        + "<form class='login-form'><label>User</label> <label>Password</label></form>"
+        + FOOTER
+    )
+    text, label = extract(html, "https://example.com/r/walks/comments/abc/muddy_trails/")
+    assert label == "readability"
+    assert text.index("Post 0:") < text.index("Post 5:")
+    assert "Password" not in text and "Copyright" not in text

@@ -76,10 +76,7 @@ def render_html(
             document.signals.dated_url = dated_path(base_url)
             document.signals.thread_url = thread_path(base_url)
             article = _article(document, resolve, budget)
-            # Every character is at least one byte: only a short article needs encoding.
-            if len(article) >= FALLBACK_BYTES or (
-                len(article.encode("utf-8", "surrogatepass")) >= FALLBACK_BYTES
-            ):
+            if _long_enough(article):
                 return article, READABILITY
         budget.check()
         text = Renderer(resolve, check=budget.check).render([document.body], max_chars)
@@ -97,6 +94,14 @@ def render_html(
         if document is not None:
             _release(document)
         _resume_collector()
+
+
+def _long_enough(text: str) -> bool:
+    """At least :data:`FALLBACK_BYTES` UTF-8 bytes (``text`` is already trimmed)."""
+    # Every character is at least one byte: only a short text needs encoding.
+    return len(text) >= FALLBACK_BYTES or (
+        len(text.encode("utf-8", "surrogatepass")) >= FALLBACK_BYTES
+    )
 
 
 def _text_rendering(html: str, max_chars: int | None) -> str:
@@ -151,8 +156,8 @@ def _article(document: Document, resolve: Resolver, budget: Budget) -> str:
     """The main content as markdown: the article, or the page's main region when the page is
     not an article; ``""`` when neither can be picked (the whole page comes back)."""
     text = _single_article(document, resolve, budget)
-    if text or len(document.elements) > REGION_MAX_ELEMENTS:
-        return text
+    if _long_enough(text) or len(document.elements) > REGION_MAX_ELEMENTS:
+        return text  # (a pick too short to keep gives way to the region, then the page)
     budget.check()
     root = main_region(document)
     skip = RegionSkipper(root, document.signals.thread_region)

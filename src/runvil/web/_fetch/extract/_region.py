@@ -103,7 +103,11 @@ class RegionSkipper:
         if element.chars > self.wrapper:
             return False
         tag = element.tag
-        if element.flags & (FURNITURE | ARIA_HIDDEN):
+        # A form around a paragraph of prose is content: a forum engine's form around each
+        # post (a login or search form holds labels and buttons, no paragraph).
+        if element.flags & (FURNITURE | ARIA_HIDDEN) and (
+            tag != "form" or element.flags & ARIA_HIDDEN or not _holds_paragraph(element)
+        ):
             return not (tag == "header" and _holds_title(element))
         if tag in INLINE or tag in _HEADINGS or not element.attrs:
             return False
@@ -116,14 +120,40 @@ class RegionSkipper:
         if not names:
             return False
         named = furniture(names, self.thread)
-        if named == NAMED_FURNITURE and (
-            element.chars < _NAMED_SHORT_CHARS
-            or element.link_chars >= _NAMED_LINK_DENSITY * element.chars
-        ):
+        if named == NAMED_FURNITURE and _short_or_links(element):
             return True
         if named == SHORT and element.chars < _SHORT_CHARS:
             return True
         return _names_controls(names)
+
+
+def _short_or_links(element: Element) -> bool:
+    """Short (a share bar, a login form) or mostly links (a menu, a rail of related posts)."""
+    return (
+        element.chars < _NAMED_SHORT_CHARS
+        or element.link_chars >= _NAMED_LINK_DENSITY * element.chars
+    )
+
+
+_PARAGRAPH_CHARS = 25  # as long as a block Readability scores
+
+
+def _holds_paragraph(element: Element) -> bool:
+    """Whether a block among the element's first :data:`_TITLE_NODES` elements has a
+    paragraph's worth of its own text, not mostly links."""
+    stack = [element]
+    seen = 0
+    while stack and seen < _TITLE_NODES:
+        node = stack.pop()
+        seen += 1
+        if (
+            node.own_chars >= _PARAGRAPH_CHARS
+            and node.tag not in INLINE
+            and node.link_chars * 2 < node.chars
+        ):
+            return True
+        stack.extend(child for child in reversed(node.children) if type(child) is Element)
+    return False
 
 
 _TITLE_NODES = 256  # a page header holds its <h1> near its start

@@ -3,7 +3,8 @@
 ``render_html`` is the one entry point the fetch tool calls. It never raises: rendering an HTML
 page never fails a fetch (seed 001, "Readability extraction"). The work is split into small
 private modules: ``_sanitise`` rewrites the page so parsing it is linear and bounded, ``_dom``
-parses with lexbor into a compact tree, ``_content`` chooses the main content, ``_markdown``
+parses with lexbor into a compact tree, ``_content`` chooses the main content (``_region`` the
+main region of a page that is not an article), ``_markdown``
 renders markdown, ``_urls`` makes links absolute, ``_text`` is the linear text rendering used past
 the limits, and ``_budget`` holds the limits themselves (docs/reliability.md, "Rendering
 limits").
@@ -19,8 +20,9 @@ from ._budget import Budget, RenderOverBudget
 from ._content import PARAGRAPH_MIN_CHARS, Skipper, is_article, select
 from ._dom import Document, parse
 from ._markdown import Renderer, Resolver
+from ._region import REGION_MAX_ELEMENTS, RegionSkipper, leaves_out, main_region
 from ._sanitise import encode, prepare
-from ._signals import dated_path
+from ._signals import dated_path, thread_path
 from ._text import render_text
 from ._urls import make_resolver
 
@@ -53,9 +55,10 @@ def render_html(
 ) -> tuple[str, str]:
     """Render ``html`` as markdown; return ``(text, extraction label)``.
 
-    With ``raw`` false the main content is extracted (label ``readability``); when that yields
-    fewer than 100 bytes after trimming, or the page is not an article, the whole page is
-    rendered instead (label ``raw-html``). With ``raw`` true the whole page is rendered.
+    With ``raw`` false the main content is extracted (label ``readability``): the article, or,
+    on a page that is not an article, its main region without the page furniture. When that
+    yields fewer than 100 bytes after trimming, or the region is the whole page, the whole page
+    is rendered instead (label ``raw-html``). With ``raw`` true the whole page is rendered.
     Relative links and images resolve against ``base_url``, the final URL of the fetch.
 
     ``max_chars`` is for a caller that keeps only that many characters (``web/fetch`` does):
@@ -89,11 +92,9 @@ def render_html(
         resolve = make_resolver(base_url, document.base_href)
         if not raw:
             document.signals.dated_url = dated_path(base_url)
+            document.signals.thread_url = thread_path(base_url)
             article = _article(document, resolve, budget, _article_cap(max_chars))
-            # Every character is at least one byte: only a short article needs encoding.
-            if len(article) >= FALLBACK_BYTES or (
-                len(article.encode("utf-8", "surrogatepass")) >= FALLBACK_BYTES
-            ):
+            if _long_enough(article):
                 return article, READABILITY
         budget.check()
         cap = None if max_chars is None else max_chars + CAP_MARGIN
@@ -120,6 +121,14 @@ def render_html(
 
 def _article_cap(max_chars: int | None) -> int | None:
     return None if max_chars is None else max(ARTICLE_CHARS, max_chars + CAP_MARGIN)
+
+
+def _long_enough(text: str) -> bool:
+    """At least :data:`FALLBACK_BYTES` UTF-8 bytes (``text`` is already trimmed)."""
+    # Every character is at least one byte: only a short text needs encoding.
+    return len(text) >= FALLBACK_BYTES or (
+        len(text.encode("utf-8", "surrogatepass")) >= FALLBACK_BYTES
+    )
 
 
 def _text_rendering(html: str, max_chars: int | None) -> str:
@@ -175,7 +184,23 @@ def _resume_collector() -> None:
 
 
 def _article(document: Document, resolve: Resolver, budget: Budget, cap: int | None) -> str:
-    """The main content as markdown, or ``""`` when the page is not an article."""
+    """The main content as markdown: the article, or the page's main region when the page is
+    not an article; ``""`` when neither can be picked (the whole page comes back)."""
+    text = _single_article(document, resolve, budget, cap)
+    if _long_enough(text) or len(document.elements) > REGION_MAX_ELEMENTS:
+        return text  # (a pick too short to keep gives way to the region, then the page)
+    budget.check()
+    root = main_region(document)
+    skip = RegionSkipper(root, document.signals.thread_region)
+    if not leaves_out(root, skip):
+        return ""  # the region is the whole page: it comes back as such
+    return Renderer(resolve, skip, budget.check, cap).render([root])
+
+
+def _single_article(
+    document: Document, resolve: Resolver, budget: Budget, cap: int | None
+) -> str:
+    """The article as markdown, or ``""`` when the page is not an article."""
     if document.longest_own_text < PARAGRAPH_MIN_CHARS:
         return ""  # not one block with a paragraph's worth of text: nothing for select to score
     budget.check()
@@ -188,7 +213,7 @@ def _article(document: Document, resolve: Resolver, budget: Budget, cap: int | N
     # fails it after rendering too, so a big table or listing is not rendered twice.
     if not is_article(document, selection, selection.chars, selection.readable_most):
         return ""
-    skipper = Skipper(selection, document.signals.ld_thread)
+    skipper = Skipper(selection, document.signals.thread)
     renderer = Renderer(resolve, skipper, budget.check, cap)
     text = renderer.render(selection.roots)
     article_chars = selection.chars - renderer.skipped_chars

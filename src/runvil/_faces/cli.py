@@ -415,10 +415,14 @@ def config_command(
 ) -> None:
     """Show the effective configuration (secrets masked) and where each setting came from."""
     from runvil._faces.config import describe
+    from runvil.web._fetch.browser.discovery import describe_browser
 
     with _failures():
         wiring = _wiring(ctx, config_path, search_provider=search_provider, **settings)
         data = describe(wiring.config)
+        data["browser"] = describe_browser(
+            wiring.face_policy.browser, wiring.face_policy.browser_path
+        )
     if as_json:
         _write(json.dumps(data, indent=2, ensure_ascii=False))
         return
@@ -446,6 +450,10 @@ def _config_text(data: Mapping[str, Any]) -> str:
         lines.append("[fetch]")
         for key, value in data["fetch"].items():
             line(key, value, f"fetch.{key}")
+    if data.get("browser"):  # what fetch.browser means here (docs/fetch.md)
+        shown = data["browser"]
+        about = shown.get("off") or f"{shown.get('version') or 'Chromium'} at {shown['executable']}"
+        lines.append(f"# browser: {shown['setting']} ({about})")
     if data.get("mcp"):
         lines.append("")
         lines.append("[mcp]")

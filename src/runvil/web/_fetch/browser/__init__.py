@@ -1,0 +1,156 @@
+"""Pages that JavaScript builds: a headless browser with no network of its own.
+
+:class:`BrowserReader` is the fetch tool's one hook (``FetchPolicy(browser="auto"|"always")``;
+with the default ``"never"`` the tool builds none and nothing here is imported). It is handed
+the page the ordinary hop loop fetched (its redirects already followed under the seeds' rules)
+and the tool's own rendering, and returns the result text:
+
+- ``auto``: the static rendering first; only a page that looks like an empty app shell
+  (:mod:`.shell`) goes on to the browser;
+- ``always``: every HTML page goes to the browser.
+
+In the browser (:mod:`.page`) the page runs in a fresh context whose every request is answered
+through the fetch's guard (:mod:`.guarded`), in a Chromium that can reach nothing by itself
+(:mod:`.sandbox`), shared by the process and restarted when it fails (:mod:`.process`), with
+pages taking turns fairly between runs (:mod:`.schedule`). The DOM it settles on goes through
+the same rendering, caps, continuation and header as a static page, and the header gains a
+last line, ``rendered: browser``. A page the browser cannot finish (its deadline, a crash)
+gets the ordinary soft failure text.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+import aiohttp
+
+from runvil._net import Network
+from runvil._tools import RunScope, current_run
+from runvil.web._fetch import failures
+from runvil.web._fetch.arguments import FetchRequest
+from runvil.web._fetch.browser.discovery import BrowserStatus, find_browser
+from runvil.web._fetch.browser.guarded import Resource, guarded_get
+from runvil.web._fetch.browser.page import MAX_SNAPSHOT_BYTES, PageCounts, render_dom
+from runvil.web._fetch.browser.process import BrowserProcess, process_for
+from runvil.web._fetch.browser.shell import looks_like_app_shell
+from runvil.web._fetch.content import BodyKind, UnknownCharset, decode_body
+from runvil.web._fetch.hosts import HostRules
+from runvil.web._fetch.http import Page
+from runvil.web._fetch.policy import FetchPolicy
+
+__all__ = ["RENDERED_LINE", "BrowserReader", "mark_rendered"]
+
+logger = logging.getLogger("runvil.web.fetch")
+
+#: The header line a page the browser rendered gets, last.
+RENDERED_LINE = "rendered: browser"
+
+Render = Callable[[Page, FetchRequest], Awaitable[str]]
+
+
+class BrowserReader:
+    """The browser step of one ``WebFetch`` (see the module docstring)."""
+
+    def __init__(
+        self, policy: FetchPolicy, network: Network, rules: HostRules | None = None
+    ) -> None:
+        self.policy = policy
+        self.network = network
+        self.rules = rules
+        self.status: BrowserStatus = find_browser(policy.browser_path)
+        self.scope = RunScope()
+        """The run of calls made outside any Host run: the tool's own life."""
+        self._process: BrowserProcess | None = None
+        self._warned = False
+        self.last_counts: PageCounts | None = None
+        """The requests of the last page rendered (what the tests and the bench read)."""
+
+    async def read(
+        self,
+        session: aiohttp.ClientSession,
+        page: Page,
+        request: FetchRequest,
+        render: Render,
+    ) -> str:
+        """The result text of the HTML ``page``: static, or rendered in the browser."""
+        static: str | None = None
+        if self.policy.browser == "auto":
+            static = await render(page, request)
+            if not looks_like_app_shell(page.body, _text_of(static)):
+                return static
+        if not self.status.usable:
+            if not self._warned:
+                self._warned = True
+                logger.error("no page can be rendered in a browser: %s", self.status.reason)
+            return static if static is not None else await render(page, request)
+        try:
+            html = decode_body(page.body, page.charset)
+        except UnknownCharset:
+            return static if static is not None else await render(page, request)
+        outcome = await self._browse(session, page, html)
+        if isinstance(outcome, str):
+            return outcome
+        return mark_rendered(await render(outcome, request))
+
+    async def _browse(self, session: aiohttp.ClientSession, page: Page, html: str) -> Page | str:
+        """The page's DOM as a page to render, or the soft failure text."""
+        process = self._process
+        if process is None:
+            process = self._process = process_for(self.status)
+            process.retain()
+        target = page.target
+        policy = self.policy
+
+        async def fetch(url: str, limit: int) -> Resource | None:
+            return await guarded_get(session, self.network, policy, self.rules, url, limit)
+
+        counts = self.last_counts = PageCounts()
+        await process.gate.acquire(current_run.get() or self.scope)
+        try:
+            deadline = time.monotonic() + policy.browser_timeout
+            try:
+                browser = await process.browser()
+                dom = await render_dom(
+                    browser, target.href, html, fetch, deadline, policy.max_bytes, counts
+                )
+            except TimeoutError:
+                await process.check()
+                return failures.timed_out(target.display).text
+            except Exception:
+                logger.warning("the browser failed on %s", target.display, exc_info=True)
+                await process.kill()
+                return failures.network_error(target.href).text
+        finally:
+            process.gate.release()
+        body = dom.encode("utf-8", "replace")
+        cut = len(body) > MAX_SNAPSHOT_BYTES
+        if cut:
+            body = body[:MAX_SNAPSHOT_BYTES]
+        return Page(target, BodyKind.HTML, "utf-8", body, cut)
+
+    async def aclose(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            await process.release()
+
+
+def mark_rendered(text: str) -> str:
+    """``text`` with :data:`RENDERED_LINE` as its header's last line (a soft failure, which has
+    no header, unchanged)."""
+    if not text.startswith("url: "):
+        return text
+    end = text.find("\n\n")
+    if end < 0:
+        return text
+    return f"{text[: end + 1]}{RENDERED_LINE}\n{text[end + 1 :]}"
+
+
+def _text_of(result: str) -> str:
+    """The text part of a result (after its header), or the whole of a soft failure."""
+    if result.startswith("url: "):
+        end = result.find("\n\n")
+        if end >= 0:
+            return result[end + 2 :]
+    return result

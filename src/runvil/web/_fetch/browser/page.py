@@ -97,8 +97,10 @@ async def render_dom(
         if remaining <= 0:
             raise TimeoutError
         async with asyncio.timeout(remaining):
-            await page.goto(href, wait_until="load", timeout=remaining * 1000)
-            await _settle(counts, deadline)
+            # "commit", not "load": a script that starts another navigation before the load
+            # event (refused below) would leave Playwright waiting for a load that never comes.
+            await page.goto(href, wait_until="commit", timeout=remaining * 1000)
+            await _settle(page, counts, deadline)
             return await page.content()
     finally:
         try:
@@ -107,14 +109,17 @@ async def render_dom(
             logger.debug("a browser context did not close", exc_info=True)
 
 
-async def _settle(counts: PageCounts, deadline: float) -> None:
-    """Return once no request has been in flight for :data:`QUIET` seconds (or at the
-    deadline, less a moment for the snapshot)."""
+async def _settle(page: BrowserPage, counts: PageCounts, deadline: float) -> None:
+    """Return once the document has loaded and no request has been in flight for
+    :data:`QUIET` seconds (or at the deadline, less a moment for the snapshot)."""
+    loaded = False
     while True:
         now = time.monotonic()
         if now >= deadline - 0.25:
             return
-        if counts.in_flight == 0 and now - counts.last_activity >= QUIET:
+        if not loaded:
+            loaded = await page.evaluate("document.readyState") == "complete"
+        elif counts.in_flight == 0 and now - counts.last_activity >= QUIET:
             return
         await asyncio.sleep(0.05)
 
@@ -161,7 +166,13 @@ class _Interceptor:
                     body=self.html,
                 )
                 return
-            await self._refuse(route)  # any later top-level navigation, and any pop-up
+            # Any later top-level navigation, and any pop-up: answered "204 No Content", which
+            # ends a navigation where it started (an aborted one would show an error page).
+            self.counts.refused += 1
+            try:
+                await route.fulfill(status=204, body=b"")
+            except Exception:
+                logger.debug("a refused navigation's page closed", exc_info=True)
             return
         if request.method != "GET" or request.resource_type not in FETCHED_TYPES:
             await self._refuse(route)

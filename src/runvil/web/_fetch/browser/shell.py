@@ -24,8 +24,7 @@ _SCRIPT = re.compile(rb"<script\b", re.IGNORECASE)
 _MOUNT = re.compile(
     rb"""<[a-z][a-z0-9-]*\s[^>]*?\bid\s*=\s*["']?(?:root|app|__next|__nuxt|___gatsby|svelte|"""
     rb"""app-root|react-root|main-app|application|q-app|spa-root|mount|container-root)["'\s>]"""
-    rb"""|<app-root\b|\bdata-reactroot\b|\bng-app\b|\bng-version\b|\bdata-server-rendered\b"""
-    rb"""|<div\s[^>]*?\bid\s*=\s*["']?[\w-]+["']?\s*>\s*</div>""",
+    rb"""|<app-root\b|\bdata-reactroot\b|\bng-app\b|\bng-version\b|\bdata-server-rendered\b""",
     re.IGNORECASE,
 )
 _NOSCRIPT_ASKS = re.compile(

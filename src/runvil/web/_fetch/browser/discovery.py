@@ -110,10 +110,10 @@ def describe_browser(setting: str, path: str | None = None) -> dict[str, str | N
     described["executable"] = status.executable
     if status.executable is not None:
         described["version"] = browser_version(status.executable)
-    if setting == "never":
-        described["off"] = "fetch.browser is never"
-    elif status.reason is not None:
+    if status.reason is not None:
         described["off"] = status.reason
+    elif setting == "never":
+        described["off"] = "fetch.browser is never"
     if status.run_as is not None:
         described["runs_as"] = SANDBOX_USER
     return described

@@ -17,8 +17,8 @@ Pages: ``shell`` (an app shell whose script fetches its article as JSON from the
 three requests) and ``article`` (a static 20 KB article with a stylesheet and a script). Each
 (mode, page) pair runs ``--pages`` times after one warm-up; the median and 90th percentile of
 the wall time per page are reported. Peak memory is sampled every 20 ms during a mode's pages:
-the RSS of this process and the summed RSS of every process under it (Chromium and its
-Playwright driver).
+the RSS of this process and the summed PSS (proportional set size: shared pages counted once)
+of every process under it (Chromium and its Playwright driver).
 
 Usage: ``python bench/browser.py [--pages N]``
 """
@@ -89,7 +89,8 @@ def site() -> web.Application:
 
 
 def descendants_rss_kb(root: int) -> int:
-    """The summed RSS of every process under ``root`` (not ``root`` itself), in kB."""
+    """The summed PSS of every process under ``root`` (not ``root`` itself), in kB: shared pages
+    counted once in all (summing RSS would count Chromium's shared zygote pages per process)."""
     parents: dict[int, int] = {}
     rss: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -97,12 +98,12 @@ def descendants_rss_kb(root: int) -> int:
             continue
         try:
             stat = Path(f"/proc/{entry}/stat").read_text()
-            status = Path(f"/proc/{entry}/status").read_text()
+            rollup = Path(f"/proc/{entry}/smaps_rollup").read_text()
         except OSError:
             continue
         parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-        for line in status.splitlines():
-            if line.startswith("VmRSS:"):
+        for line in rollup.splitlines():
+            if line.startswith("Pss:"):
                 rss[int(entry)] = int(line.split()[1])
     total, frontier = 0, [root]
     while frontier:
@@ -112,6 +113,31 @@ def descendants_rss_kb(root: int) -> int:
                 total += rss.get(pid, 0)
                 frontier.append(pid)
     return total
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """User+system CPU of ``root`` and every process under it, with what each has reaped of its
+    own children (Chromium's zygote reaps its renderers), in seconds: a figure that load from
+    other work on the machine does not inflate, as it does wall time."""
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry)] = int(fields[1])
+        ticks[int(entry)] = sum(int(value) for value in fields[11:15])
+    total, frontier = ticks.get(root, 0), [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent:
+                total += ticks.get(pid, 0)
+                frontier.append(pid)
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def own_rss_kb() -> int:
@@ -127,6 +153,7 @@ class Peak:
     def __init__(self) -> None:
         self.own = 0
         self.children = 0
+        self.cpu = 0.0
         self._task: asyncio.Task[None] | None = None
 
     async def _sample(self) -> None:
@@ -155,10 +182,12 @@ async def run_mode(
         url = f"https://bench.example{path}"
         await fetch.call({"url": url})  # warm-up: the pool, and the browser's start
         with Peak() as peak:
+            cpu = tree_cpu_seconds(os.getpid())
             for _ in range(pages):
                 start = time.perf_counter()
                 text = await fetch.call({"url": url})
                 timings.append(time.perf_counter() - start)
+            peak.cpu = (tree_cpu_seconds(os.getpid()) - cpu) / pages
         await fetch.aclose()
         await close_browsers()
         return timings, peak, text
@@ -181,10 +210,12 @@ async def run_mode(
 
         await one()
         with Peak() as peak:
+            cpu = tree_cpu_seconds(os.getpid())
             for _ in range(pages):
                 start = time.perf_counter()
                 text = await one()
                 timings.append(time.perf_counter() - start)
+            peak.cpu = (tree_cpu_seconds(os.getpid()) - cpu) / pages
         await browser.close()
     return timings, peak, text
 
@@ -207,7 +238,7 @@ async def main_async(pages: int) -> None:
     network = Network(
         resolve=resolve, route=lambda ip, p: ("127.0.0.1", port), ssl_context=client_ssl
     )
-    print(f"{'page':8} {'mode':12} {'median ms':>10} {'p90 ms':>8} {'own MB':>8} "
+    print(f"{'page':8} {'mode':12} {'median ms':>10} {'p90 ms':>8} {'CPU ms':>7} {'own MB':>7} "
           f"{'browser MB':>11} {'chars':>6}")
     for path in ("/shell", "/article"):
         for mode in ("static", "guarded", "own-network"):
@@ -215,9 +246,37 @@ async def main_async(pages: int) -> None:
             body = text.partition("\n\n")[2]
             p90 = statistics.quantiles(timings, n=10)[-1] if len(timings) > 1 else timings[0]
             print(f"{path[1:]:8} {mode:12} {1000 * statistics.median(timings):10.1f} "
-                  f"{1000 * p90:8.1f} {peak.own / 1024:8.1f} {peak.children / 1024:11.1f} "
-                  f"{len(body):6}")
+                  f"{1000 * p90:8.1f} {1000 * peak.cpu:7.0f} {peak.own / 1024:7.1f} "
+                  f"{peak.children / 1024:11.1f} {len(body):6}")
+    await concurrent(network)
     await runner.cleanup()
+
+
+async def concurrent(network: Network, pages: int = 4, rounds: int = 3) -> None:
+    """The memory bound: ``pages`` shells at once (the most one process renders), from as many
+    runs, ``rounds`` times; the peak PSS of the browser and the wall time of a round."""
+    from runvil._tools import RunScope, current_run
+
+    fetch = WebFetch(FetchPolicy(browser="always"), network)
+    await fetch.call({"url": "https://bench.example/shell"})
+
+    async def one_run() -> str:
+        token = current_run.set(RunScope())
+        try:
+            return await fetch.call({"url": "https://bench.example/shell"})
+        finally:
+            current_run.reset(token)
+
+    walls = []
+    with Peak() as peak:
+        for _ in range(rounds):
+            start = time.perf_counter()
+            await asyncio.gather(*(one_run() for _ in range(pages)))
+            walls.append(time.perf_counter() - start)
+    await fetch.aclose()
+    await close_browsers()
+    print(f"{pages} shells at once: round median {1000 * statistics.median(walls):.0f} ms, "
+          f"browser peak {peak.children / 1024:.1f} MB (PSS), own peak {peak.own / 1024:.1f} MB")
 
 
 def main() -> int:

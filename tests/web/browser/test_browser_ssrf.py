@@ -275,3 +275,46 @@ async def test_what_escapes_interception_reaches_nothing(canaries: Canaries) -> 
         await context.close()
     await asyncio.sleep(0.2)
     assert canaries.hits == []
+
+
+#: The page's own text, built by its script: what is read when a navigation changes nothing.
+STORY_READ = "story"
+
+
+@pytest.mark.parametrize(
+    ("target", "read"),
+    [
+        ("file:///etc/passwd", STORY_READ),
+        ("chrome://version/", STORY_READ),
+        ("data:text/html,<h1>replaced</h1><p>another page entirely</p>", STORY_READ),
+        ("ftp://example.com/", STORY_READ),
+        ("view-source:https://example.com/", STORY_READ),
+        # A javascript: URL runs in the page, as the page's own script (document.write could do
+        # the same): the page rewrote itself, and that is what it shows.
+        ("javascript:document.body.innerHTML='<p>replaced</p>'",
+         "extraction: raw-html\nrendered: browser\n\nreplaced"),
+        # about:blank replaces the document with one runvil never fetched: nothing of the page
+        # asked for is left in the browser, so it is read as without one (the shell: empty).
+        ("about:blank", "extraction: raw-html\n\n"),
+    ],
+)
+async def test_a_top_level_navigation_to_another_scheme_fetches_nothing(
+    make_fetch: FetchFactory,
+    site: SiteFactory,
+    internet: FakeInternet,
+    canaries: Canaries,
+    target: str,
+    read: str,
+) -> None:
+    script = (
+        f"addEventListener('load', () => {{ try {{ location.href = {json.dumps(target)}; }}"
+        " catch (e) {} });"
+    )
+    served = await site({"/": html(shell_with(script))})
+    text = await make_fetch(browser="always").call({"url": "https://example.com/"})
+    if read == STORY_READ:
+        await expect_nothing_reached(text, internet, canaries)
+    else:
+        assert text == f"url: https://example.com/\ntruncated: false\n{read}"
+        assert canaries.hits == [] and set(internet.dials) <= {PUBLIC}
+    assert served.request_lines == ["GET /"]

@@ -20,6 +20,7 @@ gets the ordinary soft failure text.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -32,7 +33,12 @@ from runvil.web._fetch import failures
 from runvil.web._fetch.arguments import FetchRequest
 from runvil.web._fetch.browser.discovery import BrowserStatus, find_browser
 from runvil.web._fetch.browser.guarded import Resource, guarded_get
-from runvil.web._fetch.browser.page import MAX_SNAPSHOT_BYTES, PageCounts, render_dom
+from runvil.web._fetch.browser.page import (
+    MAX_SNAPSHOT_BYTES,
+    LeftThePage,
+    PageCounts,
+    render_dom,
+)
 from runvil.web._fetch.browser.process import BrowserProcess, process_for
 from runvil.web._fetch.browser.shell import looks_like_app_shell
 from runvil.web._fetch.content import BodyKind, UnknownCharset, decode_body
@@ -92,19 +98,30 @@ class BrowserReader:
         outcome = await self._browse(session, page, html)
         if isinstance(outcome, str):
             return outcome
+        if outcome is page:  # the browser had nothing to add (see _browse)
+            return static if static is not None else await render(page, request)
         return mark_rendered(await render(outcome, request))
 
     async def _browse(self, session: aiohttp.ClientSession, page: Page, html: str) -> Page | str:
-        """The page's DOM as a page to render, or the soft failure text."""
+        """The page's DOM as a page to render, ``page`` itself when the browser has nothing of
+        it to read (it navigated itself away), or the soft failure text."""
         process = self._process
-        if process is None:
+        if process is None or process.loop is not asyncio.get_running_loop():
+            # A tool used from another event loop uses that loop's browser (as its session).
             process = self._process = process_for(self.status)
             process.retain()
         target = page.target
         policy = self.policy
 
         async def fetch(url: str, limit: int) -> Resource | None:
-            return await guarded_get(session, self.network, policy, self.rules, url, limit)
+            try:
+                async with asyncio.timeout(policy.timeout):  # each request: a fetch's limit
+                    return await guarded_get(
+                        session, self.network, policy, self.rules, url, limit
+                    )
+            except Exception:  # a timeout, or whatever an injected resolver raised: refused
+                logger.debug("a page's request for %s failed", url, exc_info=True)
+                return None
 
         counts = self.last_counts = PageCounts()
         await process.gate.acquire(current_run.get() or self.scope)
@@ -118,6 +135,9 @@ class BrowserReader:
             except TimeoutError:
                 await process.check()
                 return failures.timed_out(target.display).text
+            except LeftThePage as left:
+                logger.info("%s navigated itself to %s: read statically", target.display, left)
+                return page  # what runvil fetched, rendered as without a browser
             except Exception:
                 logger.warning("the browser failed on %s", target.display, exc_info=True)
                 await process.kill()

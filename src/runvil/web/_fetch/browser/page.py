@@ -33,7 +33,14 @@ if TYPE_CHECKING:
 
 from runvil.web._fetch.browser.guarded import Resource
 
-__all__ = ["MAX_PAGE_BYTES", "MAX_REQUESTS", "MAX_SNAPSHOT_BYTES", "PageCounts", "render_dom"]
+__all__ = [
+    "MAX_PAGE_BYTES",
+    "MAX_REQUESTS",
+    "MAX_SNAPSHOT_BYTES",
+    "LeftThePage",
+    "PageCounts",
+    "render_dom",
+]
 
 logger = logging.getLogger("runvil.web.fetch")
 
@@ -49,6 +56,10 @@ QUIET = 0.5
 FETCHED_TYPES = frozenset({"document", "script", "stylesheet", "fetch", "xhr"})
 
 Fetcher = Callable[[str, int], Awaitable[Resource | None]]
+
+
+class LeftThePage(Exception):
+    """The page's main frame ended on another document than the one runvil handed it."""
 
 
 class PageCounts:
@@ -101,6 +112,10 @@ async def render_dom(
             # event (refused below) would leave Playwright waiting for a load that never comes.
             await page.goto(href, wait_until="commit", timeout=remaining * 1000)
             await _settle(page, counts, deadline)
+            if page.main_frame.url != href:
+                # The page replaced itself with a document runvil did not fetch (about:blank,
+                # a refused scheme): there is nothing of the page asked for left to read.
+                raise LeftThePage(page.main_frame.url)
             return await page.content()
     finally:
         try:
@@ -118,7 +133,10 @@ async def _settle(page: BrowserPage, counts: PageCounts, deadline: float) -> Non
         if now >= deadline - 0.25:
             return
         if not loaded:
-            loaded = await page.evaluate("document.readyState") == "complete"
+            try:
+                loaded = await page.evaluate("document.readyState") == "complete"
+            except Exception:  # the page navigated itself meanwhile: ask again
+                counts.last_activity = time.monotonic()
         elif counts.in_flight == 0 and now - counts.last_activity >= QUIET:
             return
         await asyncio.sleep(0.05)

@@ -50,6 +50,8 @@ class BrowserProcess:
 
     def __init__(self, status: BrowserStatus) -> None:
         self.status = status
+        self.loop = asyncio.get_running_loop()
+        """The event loop the process belongs to (Playwright's objects are bound to it)."""
         self._launcher: str | None = None
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None

@@ -220,6 +220,7 @@ async def test_config_shows_the_effective_settings_with_secrets_masked(
     path = tmp_path / "runvil.toml"
     assert out.splitlines() == [
         f"# file: {path}",
+        browser_line(),
         "web = true  # default",
         "envelope = true  # default",
         f'approval = "ask"  # file:{path}',
@@ -233,7 +234,6 @@ async def test_config_shows_the_effective_settings_with_secrets_masked(
         "continuation = true  # default",
         "pdf = true  # default",
         "robots = false  # default",
-        browser_line(),
         "",
         "[models]",
         f'writer = "openai:gpt-x"  # file:{path}',

@@ -433,6 +433,10 @@ def _config_text(data: Mapping[str, Any]) -> str:
     """The effective configuration as TOML-like lines, each with its source as a comment."""
     sources: Mapping[str, str] = data["sources"]
     lines = [f"# file: {data['file'] or '(none found)'}"]
+    if data.get("browser"):  # what fetch.browser means here (docs/fetch.md)
+        shown = data["browser"]
+        about = shown.get("off") or f"{shown.get('version') or 'Chromium'} at {shown['executable']}"
+        lines.append(f"# browser: {shown['setting']} ({about})")
 
     def line(key: str, value: Any, dotted: str) -> None:
         shown = json.dumps(value, ensure_ascii=False)
@@ -450,10 +454,6 @@ def _config_text(data: Mapping[str, Any]) -> str:
         lines.append("[fetch]")
         for key, value in data["fetch"].items():
             line(key, value, f"fetch.{key}")
-    if data.get("browser"):  # what fetch.browser means here (docs/fetch.md)
-        shown = data["browser"]
-        about = shown.get("off") or f"{shown.get('version') or 'Chromium'} at {shown['executable']}"
-        lines.append(f"# browser: {shown['setting']} ({about})")
     if data.get("mcp"):
         lines.append("")
         lines.append("[mcp]")

@@ -225,3 +225,13 @@ async def test_a_snapshot_over_its_cap_is_cut_and_says_so(
     assert text.startswith(
         "url: https://example.com/\ntruncated: true\nextraction: raw-html\nrendered: browser\n\n"
     )
+
+
+async def test_a_router_that_changes_the_address_keeps_the_page(
+    make_fetch: FetchFactory, site: SiteFactory
+) -> None:
+    """``history.replaceState`` / ``pushState`` (an app's router) keep the document."""
+    script = "history.replaceState({}, '', '/home'); history.pushState({}, '', '/story/42');"
+    await site({"/": html(shell_with(script))})
+    fetch = make_fetch(browser="always")
+    assert await fetch.call({"url": "https://example.com/"}) == f"{RENDERED}\n\n{STORY_TEXT}"

@@ -112,9 +112,11 @@ async def render_dom(
             # event (refused below) would leave Playwright waiting for a load that never comes.
             await page.goto(href, wait_until="commit", timeout=remaining * 1000)
             await _settle(page, counts, deadline)
-            if page.main_frame.url != href:
-                # The page replaced itself with a document runvil did not fetch (about:blank,
-                # a refused scheme): there is nothing of the page asked for left to read.
+            if not page.main_frame.url.startswith(("https:", "http:")):
+                # The page replaced itself with a document runvil did not fetch (about:blank, a
+                # blob: URL): nothing of the page asked for is left to read. (Every http(s)
+                # navigation after the first was answered 204 and never left the page; a
+                # history.pushState() keeps the document, and the scheme.)
                 raise LeftThePage(page.main_frame.url)
             return await page.content()
     finally:

@@ -150,8 +150,8 @@ async def test_continuation_reads_on_through_a_rendered_page(
     )
     rest = await fetch.call({"url": "https://example.com/", "start_index": 100})
     assert rest == (
-        "url: https://example.com/\ntruncated: false\nextraction: readability\n\n"
-        + STORY_TEXT[100:]
+        "url: https://example.com/\ntruncated: false\nextraction: readability\n"
+        f"rendered: browser\n\n{STORY_TEXT[100:]}"
     )
 
 

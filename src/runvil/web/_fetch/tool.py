@@ -141,6 +141,8 @@ class WebFetch(AsyncClosing):
         if self._reading is not None:
             kept = self._reading.recall(target, request)
             if kept is not None:
+                if self._browser is not None:
+                    kept = self._browser.recalled(target, request, kept)
                 return kept  # continuation: the page this run keeps, read without a fetch
         session = self._ensure_session()
         loop = self._loop

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 
 import aiohttp
@@ -30,6 +31,7 @@ import aiohttp
 from runvil._net import Network
 from runvil._tools import RunScope, current_run
 from runvil.web._fetch import failures
+from runvil.web._fetch.admission import TargetUrl
 from runvil.web._fetch.arguments import FetchRequest
 from runvil.web._fetch.browser.discovery import BrowserStatus, find_browser
 from runvil.web._fetch.browser.guarded import Resource, guarded_get
@@ -52,6 +54,8 @@ logger = logging.getLogger("runvil.web.fetch")
 
 #: The header line a page the browser rendered gets, last.
 RENDERED_LINE = "rendered: browser"
+#: Rendered pages remembered per run for continuation (as many as a run's store may keep).
+REMEMBERED_PAGES = 4096
 
 Render = Callable[[Page, FetchRequest], Awaitable[str]]
 
@@ -69,6 +73,10 @@ class BrowserReader:
         self.scope = RunScope()
         """The run of calls made outside any Host run: the tool's own life."""
         self._process: BrowserProcess | None = None
+        self._rendered: weakref.WeakKeyDictionary[RunScope, dict[tuple[str, bool], None]] = (
+            weakref.WeakKeyDictionary()
+        )
+        """Per run, the kept pages the browser rendered (an ordered set, oldest first)."""
         self._warned = False
         self.last_counts: PageCounts | None = None
         """The requests of the last page rendered (what the tests and the bench read)."""
@@ -100,7 +108,35 @@ class BrowserReader:
             return outcome
         if outcome is page:  # the browser had nothing to add (see _browse)
             return static if static is not None else await render(page, request)
+        self._remember(page.target.href, request.raw)
         return mark_rendered(await render(outcome, request))
+
+    def recalled(self, target: TargetUrl, request: FetchRequest, kept: str) -> str:
+        """A continuation slice read from a kept page: marked when the browser rendered it."""
+        if (target.href, request.raw) in self._rendered.get(self._run(), ()):
+            return mark_rendered(kept)
+        return kept
+
+    def _run(self) -> RunScope:
+        return current_run.get() or self.scope
+
+    def _forget(self, run: RunScope) -> None:
+        self._rendered.pop(run, None)
+
+    def _remember(self, href: str, raw: bool) -> None:
+        """Under continuation, the run keeps this page's rendered text: remember that the
+        browser rendered it, for the slices read from it later (until the run ends)."""
+        if not self.policy.continuation:
+            return
+        run = self._run()
+        rendered = self._rendered.get(run)
+        if rendered is None:
+            rendered = self._rendered[run] = {}
+            run.on_end(lambda: self._forget(run))
+        rendered.pop((href, raw), None)
+        rendered[(href, raw)] = None
+        while len(rendered) > REMEMBERED_PAGES:
+            del rendered[next(iter(rendered))]
 
     async def _browse(self, session: aiohttp.ClientSession, page: Page, html: str) -> Page | str:
         """The page's DOM as a page to render, ``page`` itself when the browser has nothing of

@@ -1,8 +1,9 @@
 """Pages that JavaScript builds: a headless browser with no network of its own.
 
-:class:`BrowserReader` is the fetch tool's one hook (``FetchPolicy(browser="auto"|"always")``;
-with the default ``"never"`` the tool builds none and nothing here is imported). It is handed
-the page the ordinary hop loop fetched (its redirects already followed under the seeds' rules)
+:class:`BrowserReader` is what the fetch tool calls (``FetchPolicy(browser="auto"|"always")``;
+with the default ``"never"`` the tool builds none and nothing here is imported): :meth:`read`
+for an HTML page, :meth:`recalled` for a continuation slice. It is handed the page the ordinary
+hop loop fetched (its redirects already followed under the seeds' rules)
 and the tool's own rendering, and returns the result text:
 
 - ``auto``: the static rendering first; only a page that looks like an empty app shell

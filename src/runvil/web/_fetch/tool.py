@@ -29,7 +29,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import aiohttp
 
@@ -52,6 +52,9 @@ from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.reading import reading_for
 from runvil.web._fetch.redirects import fetch_page
 from runvil.web._fetch.result import FetchResult, parse_result
+
+if TYPE_CHECKING:
+    from runvil.web._fetch.browser import BrowserReader
 
 logger = logging.getLogger("runvil.web.fetch")
 
@@ -81,6 +84,11 @@ class WebFetch(AsyncClosing):
             ),
         )
         self._reading = reading_for(self.policy)
+        self._browser: BrowserReader | None = None
+        if self.policy.browser != "never":  # the browser package is imported only then
+            from runvil.web._fetch.browser import BrowserReader
+
+            self._browser = BrowserReader(self.policy, self.network, self._rules)
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._deadlines: DeadlineQueue | None = None
@@ -93,6 +101,8 @@ class WebFetch(AsyncClosing):
     async def aclose(self) -> None:
         """Close the connection pool. A later call opens a new one."""
         session, self._session, self._loop = self._session, None, None
+        if self._browser is not None:
+            await self._browser.aclose()
         if session is not None and not session.closed:
             await session.close()
 
@@ -135,6 +145,8 @@ class WebFetch(AsyncClosing):
         if self._reading is not None:
             kept = self._reading.recall(target, request)
             if kept is not None:
+                if self._browser is not None:
+                    kept = self._browser.recalled(target, request, kept)
                 return kept  # continuation: the page this run keeps, read without a fetch
         session = self._ensure_session()
         loop = self._loop
@@ -175,6 +187,13 @@ class WebFetch(AsyncClosing):
         except failures.SoftFailure as failure:
             return failure.text
         progress.finished = True  # the deadline covers the network only
+        if self._browser is not None and page.kind is BodyKind.HTML:
+            return await self._browser.read(session, page, request, self._render)
+        return await self._render(page, request)
+
+    async def _render(self, page: Page, request: FetchRequest) -> str:
+        """The result text of a fetched page: rendered, converted or refused."""
+        reading = self._reading
         deadline = time.monotonic() + self.policy.render_timeout
         render: Callable[[Page, FetchRequest, float | None], str] = render_page
         if reading is not None:

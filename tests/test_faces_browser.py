@@ -10,18 +10,20 @@ from aiohttp import web
 from runvil._faces.config import ConfigError, load_config
 from runvil._faces.wiring import wire
 from runvil.web._fetch.browser.discovery import find_browser
-from tests.faces_helpers import child_env, run_cli, write_seam
+from tests.faces_helpers import child_env, run_cli, user_config, write_seam
 from tests.fixtures.internet import FakeInternet
 from tests.web.browser.pages import STORY_TEXT, inline_shell
 
 
-def test_the_setting_comes_from_a_flag_the_file_or_the_environment(tmp_path: Path) -> None:
-    path = tmp_path / "runvil.toml"
+def test_the_setting_comes_from_a_flag_the_environment_or_the_file(tmp_path: Path) -> None:
+    path = user_config(tmp_path)
     path.write_text('[fetch]\nbrowser = "always"\nbrowser_path = "/usr/bin/chromium"\n')
-    env = {"HOME": str(tmp_path), "RUNVIL_FETCH_BROWSER": "never"}
-    cfg = load_config(env=env, cwd=tmp_path)
+    home = {"HOME": str(tmp_path)}
+    cfg = load_config(env=home, cwd=tmp_path)
     assert cfg.fetch == {"browser": "always", "browser_path": "/usr/bin/chromium"}
     assert cfg.sources["fetch.browser"] == f"file:{path}"
+    env = {**home, "RUNVIL_FETCH_BROWSER": "never"}
+    assert load_config(env=env, cwd=tmp_path).fetch["browser"] == "never"
     assert load_config({"fetch_browser": "auto"}, env=env, cwd=tmp_path).fetch["browser"] == "auto"
     path.unlink()
     assert load_config(env=env, cwd=tmp_path).fetch == {"browser": "never"}

@@ -210,6 +210,13 @@ class Page:
     without: list[str]
     html: str
     size: int
+    curated_text: str | None = None  # listing and collection pages: the main list only
+    curated_without: list[str] = field(default_factory=list)
+
+    @property
+    def curated(self) -> bool:
+        """A listing or collection page, scored on its main list (``curated_text``)."""
+        return self.curated_text is not None
 
 
 # A web-archive capture names the original URL after the capture's timestamp.
@@ -280,6 +287,8 @@ def load_pages(
                     without=record.get("without") or [],
                     html=html,
                     size=len(html.encode("utf-8")),
+                    curated_text=record.get("curated_text"),
+                    curated_without=record.get("curated_without") or [],
                 )
             )
     return pages
@@ -461,24 +470,41 @@ class Scores:
         return (self.found + self.absent) / total if total else 0.0
 
 
+def _truth(page: Page) -> tuple[str | None, list[str]]:
+    """What a page is scored against: a listing or collection's main list (``curated_text``,
+    ``curated_without``), any other page's text and ``without`` snippets."""
+    if page.curated:
+        return page.curated_text, page.curated_without
+    return page.text, page.without
+
+
 def score(result: Result, pages: list[Page]) -> Scores:
     """Full-text pages: mean P and R, F1 from them; every page: its snippet counts."""
     scores = Scores(pages=len(pages))
-    pairs = [precision_recall(result.outputs[pg.id], pg.text) for pg in pages if pg.text]
-    scores.p, scores.r, scores.f1 = _prf(pairs)
+    pairs = []
     for page in pages:
-        a, b, c, d = snippet_rates(result.outputs[page.id], page.with_, page.without)
+        truth, without = _truth(page)
+        if truth:
+            pairs.append(precision_recall(result.outputs[page.id], truth))
+        a, b, c, d = snippet_rates(result.outputs[page.id], page.with_, without)
         scores.found += a
         scores.with_total += b
         scores.absent += c
         scores.without_total += d
+    scores.p, scores.r, scores.f1 = _prf(pairs)
     return scores
+
+
+# Kinds for which the whole page is the right answer: the raw-html rate leaves them out.
+WHOLE_PAGE_TYPES = frozenset({"index", "tiny-or-not-readerable", "test-fixture"})
 
 
 def _groups(pages: list[Page]) -> list[tuple[str, list[Page]]]:
     """The subsets reported: news and blog articles by source, other articles by source, every
-    article page, each ``page_type``, and the non-article pages."""
+    article page, each ``page_type`` (listing and collection on their main list), every WCXB
+    page, and the pages whose kind is not one the whole page answers."""
     articles = [p for p in pages if p.kind == "article"]
+    curated = [p for p in pages if p.curated]
     groups: list[tuple[str, list[Page]]] = []
     for label, news in (("news", True), ("other articles", False)):
         for source in ("wcxb", "mozilla-readability", "trafilatura"):
@@ -487,13 +513,24 @@ def _groups(pages: list[Page]) -> list[tuple[str, list[Page]]]:
                 groups.append((f"{label}: {source}", chosen))
     groups.append(("all articles: full text", [p for p in articles if p.text]))
     groups.append(("all articles: snippets only", [p for p in articles if not p.text]))
-    for page_type in sorted({p.page_type or "(none)" for p in articles}):
-        chosen = [p for p in articles if (p.page_type or "(none)") == page_type]
+    for page_type in sorted({p.page_type or "(none)" for p in articles + curated}):
+        chosen = [p for p in articles + curated if (p.page_type or "(none)") == page_type]
         groups.append((f"page_type {page_type}", chosen))
+    if curated:
+        groups.append(("listing and collection: main list", curated))
     for source in ("wcxb", "mozilla-readability", "trafilatura"):
         chosen = [p for p in articles if p.source == source]
         if chosen:
             groups.append((f"source {source}", chosen))
+    wcxb = [p for p in articles + curated if p.source == "wcxb"]
+    if wcxb:
+        groups.append(("WCXB all (listing and collection on their main list)", wcxb))
+    groups.append(
+        (
+            "every page but index, tiny and test fixtures",
+            [p for p in pages if p.page_type not in WHOLE_PAGE_TYPES],
+        )
+    )
     return groups
 
 
@@ -518,7 +555,8 @@ def report(results: list[Result], pages: list[Page], worst: int) -> dict[str, An
                 )
             labels = [result.labels.get(p.id) for p in group]
             if any(labels):
-                line += f"  raw-html {labels.count('raw-html')}/{len(group)}"
+                fallbacks = labels.count("raw-html")
+                line += f"  raw-html {fallbacks}/{len(group)} ({fallbacks / len(group):.1%})"
             print(line)
     if others:
         print(f"\nnon-articles ({len(others)} pages): recall against the visible text")
@@ -551,9 +589,13 @@ def _worst(result: Result, pages: list[Page], worst: int) -> None:
     """runvil's worst pages: full-text articles by F1, snippet pages by snippets wrong,
     non-articles by recall."""
     articles = [p for p in pages if p.kind == "article"]
-    pairs = {p.id: precision_recall(result.outputs[p.id], p.text) for p in articles if p.text}
+    pairs = {
+        p.id: precision_recall(result.outputs[p.id], _truth(p)[0] or "")
+        for p in articles + [p for p in pages if p.curated]
+        if _truth(p)[0]
+    }
     ranked = sorted(pairs.items(), key=lambda item: _prf([item[1]])[2])
-    print("\nrunvil's worst full-text article pages (P, R, label):")
+    print("\nrunvil's worst full-text pages, listings on their main list (P, R, label):")
     for page_id, (pp, rr) in ranked[:worst]:
         print(f"  {page_id:<60} {pp:.2f} {rr:.2f} {result.labels.get(page_id, '')}")
     wrong = []

@@ -61,6 +61,12 @@ def numbered(size: int, make: Callable[[int], str], before: str = "", after: str
     return HEAD + before + "".join(parts) + after + TAIL
 
 
+def _wide_table(rows: int) -> str:
+    """A first row of ``rows`` cells, then ``rows`` rows of one cell (unclosed, as the attack
+    sent them: 14 bytes a row and a cell)."""
+    return "<table><tr>" + "<td>c" * rows + "<tr><td>r" * rows + "</table>"
+
+
 def shapes(size: int) -> dict[str, Callable[[], str]]:
     """Every shape as a page of ``size`` bytes (built lazily: some take a while to build)."""
     fmt = "<b><i><u><s><em><strong><big><small><tt><font><nobr><code>" * 3
@@ -105,6 +111,31 @@ def shapes(size: int) -> dict[str, Callable[[], str]]:
         ),
         "headings nested in headings, long text": lambda: fill(size, "x ", "<h1><div>" * 250),
         "quotes 500 deep, many lines": lambda: fill(size, "x<br>", "<blockquote>" * 500),
+        # a table padded to its wide first row, and prefixes repeated per line (issue 22): the
+        # attack's pages at n = 1k-16k, whatever --size says
+        **{
+            f"wide first row, {n // 1000}k rows, in a quote": (
+                lambda n=n: HEAD + "<blockquote>" + _wide_table(n) + "</blockquote>" + TAIL
+            )
+            for n in (1_000, 4_000, 16_000)
+        },
+        "wide first row, 16k rows, in a list item": lambda: (
+            HEAD + "<ul><li>" + _wide_table(16_000) + "</li></ul>" + TAIL
+        ),
+        "wide first row, 16k rows, 7 lists deep": lambda: (
+            HEAD + "<ul><li>" * 7 + _wide_table(16_000) + "</li></ul>" * 7 + TAIL
+        ),
+        "wide first row, 16k rows, in a table cell": lambda: (
+            HEAD + "<table><tr><td>" + _wide_table(16_000) + "<td>b</table>" + TAIL
+        ),
+        "wide first row, 16k rows, at the top": lambda: HEAD + _wide_table(16_000) + TAIL,
+        "links wrapping ragged tables, in a heading (1.2 MB)": lambda: (
+            HEAD + "<h2>" + ("<a href=/x><span>a</span>" + _wide_table(120) + "</a>") * 700 + TAIL
+        ),
+        "lines 8 quotes deep": lambda: fill(size, "x<br>", "<blockquote>" * 8),
+        "code 8 ordered lists deep": lambda: fill(
+            size, "x\n", "<ol start=999999999><li>" * 8 + "<pre>"
+        ),
         # ordinary dense markup, for scale
         "<p>x (unclosed paragraphs)": lambda: fill(size, "<p>x"),
         "table rows": lambda: fill(

@@ -17,6 +17,7 @@ import pytest
 from aiohttp import web
 
 from runvil._faces.cli import Outcome, fetch_outcome, terminal_safe
+from runvil.web._fetch.browser.discovery import browser_version, find_browser
 from runvil.web._fetch.outcome import FetchOutcome
 from tests.faces_helpers import (
     ESCAPES_BODY,
@@ -204,6 +205,15 @@ async def test_search_provider_none_is_a_clear_configuration_error(env: dict[str
 # -- config ------------------------------------------------------------------------------------
 
 
+def browser_line() -> str:
+    """What ``runvil config`` says about the browser on this machine (docs/fetch.md)."""
+    status = find_browser()
+    if not status.usable:
+        return f"# browser: never ({status.reason})"
+    assert status.executable is not None
+    return f"# browser: auto ({browser_version(status.executable)} at {status.executable})"
+
+
 async def test_config_shows_the_effective_settings_with_secrets_masked(
     env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -214,6 +224,7 @@ async def test_config_shows_the_effective_settings_with_secrets_masked(
     path = user_config(tmp_path)
     assert out.splitlines() == [
         f"# file: {path}",
+        browser_line(),
         "web = true  # default",
         "envelope = true  # default",
         f'approval = "ask"  # file:{path}',

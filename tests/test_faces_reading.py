@@ -4,6 +4,7 @@ every setting is a ``[fetch]`` key, a ``RUNVIL_FETCH_*`` variable and a flag."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,10 +22,14 @@ from runvil._faces.mcp import (
 )
 from runvil._faces.wiring import MCP_FORMS, wire
 from runvil.web import FetchPolicy
+from runvil.web._fetch.browser.discovery import find_browser
 from runvil.web._search.provider import SearchRequest, SearchResult
 from tests.faces_helpers import child_env, run_cli, user_config, write_seam
 from tests.fixtures.internet import FakeInternet
 from tests.fixtures.pdfs import text_pdf
+
+#: The faces render app shells when a browser that can run with its sandbox is found.
+FACES_BROWSER = "auto" if find_browser().usable else "never"
 
 LONG = "".join(f"{i:06d}\n" for i in range(10_000))  # 70,000 characters
 PDF = text_pdf(["First page.", "Second page."])
@@ -83,7 +88,7 @@ def test_the_faces_read_on_and_read_pdfs_and_prompt_files_keep_the_seeds(tmp_pat
     assert cfg.fetch_defaults == {"continuation": True, "pdf": True, "robots": False}
     wiring = wire(cfg)
     assert wiring.policy == FetchPolicy()
-    assert wiring.face_policy == FetchPolicy(continuation=True, pdf=True)
+    assert wiring.face_policy == FetchPolicy(continuation=True, pdf=True, browser=FACES_BROWSER)
     assert wiring.fetch_tool().policy == wiring.face_policy
     faces = wiring.host(MCP_FORMS)
     prompts = wiring.host(installed=True, prompts=True)
@@ -104,7 +109,8 @@ def test_each_setting_from_the_file_the_environment_and_a_flag(tmp_path: Path) -
     ] == [f"file:{path}", "flag", f"file:{path}", "env:RUNVIL_FETCH_ROBOTS"]
     wiring = wire(cfg)
     expected = FetchPolicy(continuation=False, pdf=True, pdf_max_pages=12, robots=False)
-    assert wiring.policy == wiring.face_policy == expected  # set settings reach prompt files too
+    assert wiring.policy == expected  # set settings reach prompt files too
+    assert wiring.face_policy == dataclasses.replace(expected, browser=FACES_BROWSER)
 
 
 @pytest.mark.parametrize(
@@ -129,7 +135,9 @@ def test_bad_values_are_configuration_errors(tmp_path: Path, text: str, message:
 def test_a_policy_an_embedding_program_chose_is_kept(tmp_path: Path) -> None:
     cfg = load_config(env={"HOME": str(tmp_path)}, cwd=tmp_path)
     wiring = wire(cfg, policy=FetchPolicy(pdf=True, continuation=False, timeout=3.0))
-    assert wiring.face_policy == FetchPolicy(pdf=True, continuation=True, timeout=3.0)
+    assert wiring.face_policy == FetchPolicy(
+        pdf=True, continuation=True, timeout=3.0, browser=FACES_BROWSER
+    )
     assert wire(cfg, policy=FetchPolicy(robots=True)).face_policy.robots
 
 

@@ -64,6 +64,9 @@ ROWS = [
     Row("fetch.pdf", "false", "on", False, False, True, False),
     Row("fetch.pdf_max_pages", "10", "20", None, 10, 20),
     Row("fetch.robots", "true", "off", True, True, False, True),
+    Row("fetch.browser", '"always"', "never", "auto", "always", "never", "auto"),
+    Row("fetch.browser_path", '"/file/chromium"', "/env/chromium", None,
+        "/file/chromium", "/env/chromium"),
 ]
 BY_KEY = {row.key: row for row in ROWS}
 

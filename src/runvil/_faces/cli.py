@@ -417,10 +417,14 @@ def config_command(
 ) -> None:
     """Show the effective configuration (secrets masked) and where each setting came from."""
     from runvil._faces.config import describe
+    from runvil.web._fetch.browser.discovery import describe_browser
 
     with _failures():
         wiring = _wiring(ctx, config_path, search_provider=search_provider, **settings)
         data = describe(wiring.config)
+        data["browser"] = describe_browser(
+            wiring.face_policy.browser, wiring.face_policy.browser_path
+        )
     if as_json:
         _write(json.dumps(data, indent=2, ensure_ascii=False))
         return
@@ -431,6 +435,10 @@ def _config_text(data: Mapping[str, Any]) -> str:
     """The effective configuration as TOML-like lines, each with its source as a comment."""
     sources: Mapping[str, str] = data["sources"]
     lines = [f"# file: {data['file'] or '(none found)'}"]
+    if data.get("browser"):  # what fetch.browser means here (docs/fetch.md)
+        shown = data["browser"]
+        about = shown.get("off") or f"{shown.get('version') or 'Chromium'} at {shown['executable']}"
+        lines.append(f"# browser: {shown['setting']} ({about})")
 
     def line(key: str, value: Any, dotted: str) -> None:
         shown = json.dumps(value, ensure_ascii=False)

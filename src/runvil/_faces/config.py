@@ -357,6 +357,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("fetch.robots", ("RUNVIL_FETCH_ROBOTS",), _as_bool, False,
             flag="fetch_robots", policy="robots", option="--robots/--no-robots",
             help="Honour each site's robots.txt (default: off)."),
+    # -- pages that JavaScript builds (docs/fetch.md). No default here: runvil fetch and runvil
+    # mcp turn "auto" on when a usable browser is found (wiring.wire), runvil run keeps "never".
+    Setting("fetch.browser", ("RUNVIL_FETCH_BROWSER",), _choice(("never", "auto", "always")),
+            None, flag="fetch_browser", policy="browser", option="--browser",
+            metavar="never|auto|always", commands=("fetch", "run", "mcp", "config"),
+            help="Render pages that JavaScript builds in a headless browser with no network of "
+            "its own (default: auto when one is found; runvil run: never)."),
+    Setting("fetch.browser_path", ("RUNVIL_FETCH_BROWSER_PATH",), _as_str, None,
+            policy="browser_path"),
 )
 
 _SEARCH_KEYS = (

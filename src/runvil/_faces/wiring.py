@@ -229,6 +229,8 @@ def wire(
         if trusting.ca_bundle != ca_bundle:
             trusting = dataclasses.replace(trusting, ca_bundle=ca_bundle)
         network = trusting
+    _check_browser(base)
+    defaults.update(_browser_default(config, given, seeds))
     return Wiring(
         config,
         network=network,
@@ -237,3 +239,26 @@ def wire(
         approve=approver_for(config.approval, ask),
         face_policy=dataclasses.replace(base, **defaults) if defaults else base,
     )
+
+
+def _browser_default(config: Config, given: FetchPolicy, seeds: FetchPolicy) -> dict[str, str]:
+    """The faces' ``browser`` when nothing chose one: ``auto`` when a browser that can render
+    with its sandbox on is found (docs/fetch.md), else the seeds' ``never``."""
+    if "browser" in config.fetch or given.browser != seeds.browser:
+        return {}
+    from runvil.web._fetch.browser.discovery import find_browser
+
+    path = config.fetch.get("browser_path", given.browser_path)
+    return {"browser": "auto"} if find_browser(path).usable else {}
+
+
+def _check_browser(policy: FetchPolicy) -> None:
+    """A browser the operator asked for must be able to run: refuse to start without one,
+    naming what is missing (never a silent fallback, never a sandbox switched off)."""
+    if policy.browser == "never":
+        return
+    from runvil.web._fetch.browser.discovery import find_browser
+
+    status = find_browser(policy.browser_path)
+    if not status.usable:
+        raise ConfigError(f"fetch.browser is {policy.browser}, but {status.reason}")

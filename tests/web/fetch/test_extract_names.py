@@ -35,12 +35,17 @@ FLAT = [
         r"yom-remote",
     ),
     (_MAYBE, r"and|article|body|column|content|main|mathjax|shadow"),
-    (_CONSENT_NAMES, r"cookie|consent|gdpr|onetrust|cookiebot|cmp-|didomi"),
+    (
+        _CONSENT_NAMES,
+        r"cookie|consent|gdpr|onetrust|cookiebot|didomi|qc-cmp|cmpbox|cmpwrapper|cmp-banner|"
+        r"cmp-popup|cmp-modal|cmp-dialog|cmp-overlay|cmp-notice|cmp-layer|cmp-message|cmp-root|"
+        r"^cmp$| cmp$| cmp |^cmp ",
+    ),
 ]
 WORDS = sorted({word.strip(" ^$") for _, flat in FLAT for word in flat.split("|")})
 # Pieces between the words: separators, case changes, and characters whose case folding is not
 # ASCII's (the Kelvin sign folds to "k", the long s to "s", the dotless i to "i").
-PIECES = st.text(alphabet="aeiknsCOMHID -_ \u212a\u017f\u0131\u0130", max_size=3)
+PIECES = st.text(alphabet="aeiknsCOMHIDP -_ \u212a\u017f\u0131\u0130", max_size=3)
 NAMES = st.lists(
     st.one_of(
         PIECES,
@@ -86,3 +91,19 @@ def test_every_pattern_finds_what_its_flat_alternation_finds(names: str) -> None
     for pattern, flat in FLAT:
         expected = re.search(flat, names, re.IGNORECASE) is not None
         assert pattern.search(names) is expected, (flat, names)
+
+
+@pytest.mark.parametrize(
+    ("names", "consent"),
+    [
+        ("cmp-container", False),  # a component library's names for ordinary blocks
+        ("cmp-text", False),
+        ("aem-GridColumn cmp-teaser", False),
+        ("qc-cmp2-container", True),  # consent-management platforms' own names
+        ("cmpbox", True),
+        ("cmp-banner", True),
+        ("cmp", True),
+    ],
+)
+def test_consent_names_are_the_platforms_not_a_component_prefix(names: str, consent: bool) -> None:
+    assert _CONSENT_NAMES.search(names) is consent

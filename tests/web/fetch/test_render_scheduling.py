@@ -254,3 +254,100 @@ async def test_hostile_pages_do_not_hold_back_another_callers_article(
             "https://example.com/article", ARTICLE_START, truncated=True, extraction="raw-html"
         ),
     ]
+
+
+# --- text renderings, taken from callers in turn ------------------------------------------------
+
+
+def test_a_callers_queued_jobs_never_go_ahead_of_another_callers_job() -> None:
+    import concurrent.futures
+
+    executor = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    queue = rendering.FairQueue(executor)
+    order: list[str] = []
+    go = threading.Event()
+
+    def job(name: str) -> str:
+        if name == "a0":
+            go.wait(10)
+        order.append(name)
+        return name
+
+    flood = [queue.submit("a", lambda n=n: job(f"a{n}")) for n in range(5)]  # type: ignore[misc]
+    other = queue.submit("b", lambda: job("b0"))
+    go.set()
+    assert [future.result(10) for future in flood] == ["a0", "a1", "a2", "a3", "a4"]
+    assert other.result(10) == "b0"
+    assert order == ["a0", "b0", "a1", "a2", "a3", "a4"]  # b waited for one of a's, not five
+    executor.shutdown()
+
+
+def test_a_job_cancelled_before_it_starts_never_runs() -> None:
+    import concurrent.futures
+
+    executor = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    queue = rendering.FairQueue(executor)
+    ran: list[str] = []
+    go = threading.Event()
+    first = queue.submit("a", lambda: go.wait(10) and ran.append("first"))
+    dropped = queue.submit("a", lambda: ran.append("dropped"))
+    last = queue.submit("a", lambda: ran.append("last"))
+    assert dropped.cancel()
+    go.set()
+    first.result(10)
+    last.result(10)
+    assert ran == ["first", "last"]
+    assert dropped.cancelled()
+    executor.shutdown()
+
+
+async def test_a_flood_of_text_renderings_never_holds_back_another_callers_rendering(
+    make_fetch: FetchFactory, site: SiteFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Twelve renderings that all miss their deadline queue twelve text renderings; more than
+    # every render thread there is. Another caller's page still renders at once.
+    hostile_page = BIG + "<p>more</p>" * 100
+
+    class Refusing(RenderGate):
+        async def acquire(self, amount: int, deadline: float) -> bool:
+            if amount > reservation(len(BIG)):
+                return False  # a hostile page: no room before its deadline
+            return await super().acquire(amount, deadline)
+
+    monkeypatch.setattr(rendering, "gate", Refusing())
+    release = threading.Event()
+    real = tool.render_page
+
+    def held(page: Page, request: FetchRequest, deadline: float | None = None) -> str:
+        if deadline == 0.0:  # a text rendering: held until the test lets it go
+            release.wait(timeout=20)
+        return real(page, request, deadline)
+
+    monkeypatch.setattr(tool, "render_page", held)
+    await site({"/hostile": serving(hostile_page, "text/html"), "/page": serving(BIG, "text/html")})
+    hostile, other = make_fetch(), make_fetch()
+    flood = [
+        asyncio.create_task(hostile.call({"url": f"https://example.com/hostile?n={n}"}))
+        for n in range(12)
+    ]
+    await asyncio.sleep(0.2)
+    result = await asyncio.wait_for(
+        other.call({"url": "https://example.com/page", "max_chars": 40}), 15
+    )
+    assert result == expect_page(
+        "https://example.com/page", BIG_TEXT, truncated=True, extraction="readability"
+    )
+    assert not any(task.done() for task in flood)
+    release.set()
+    texts = await asyncio.gather(*flood)
+    assert all("extraction: raw-html" in text for text in texts)
+
+
+def test_a_reservation_counts_the_markdown_a_rendering_may_return() -> None:
+    # Every fetch without continuation (max_chars up to 40,000 by default) reserves for its
+    # page alone, as before; a rendering kept for continuation (up to 8 MiB of characters) also
+    # reserves for the markdown a small page can make of a ragged table.
+    assert reservation(100_000, 40_000) == reservation(100_000)
+    kept = reservation(40_000, 8 * 1024 * 1024)
+    assert kept == reservation(40_000) + rendering.MEMORY_PER_CHAR * (8 * 1024 * 1024 - 256 * 1024)
+    assert kept <= rendering.PER_RENDER_MEMORY

@@ -20,6 +20,8 @@ from runvil._net.trust import check_ca_bundle
 #: What the spec allows under the default policy; not configurable because no Pack may loosen it.
 ALLOWED_SCHEMES: frozenset[str] = frozenset({"https"})
 ALLOWED_PORTS: frozenset[int] = frozenset({80, 443})
+#: When a headless browser renders a page (``FetchPolicy.browser``).
+BROWSER_MODES: tuple[str, ...] = ("never", "auto", "always")
 
 
 @dataclass(frozen=True)
@@ -81,8 +83,26 @@ class FetchPolicy:
     """Before a page, fetch its site's robots.txt (through the same guard) and refuse what it
     disallows for the User-Agent's product token (RFC 9309)."""
 
+    # -- pages that JavaScript builds (docs/fetch.md, "Pages that JavaScript builds") ---------
+    # Off in the seeds' default policy: with "never" no browser is looked for, imported or started.
+    browser: str = "never"
+    """When a headless browser renders an HTML page: ``"never"``, ``"auto"`` (only a page whose
+    static rendering looks like an empty app shell) or ``"always"``. The browser has no network
+    of its own: every request it makes is answered through this fetch's guard."""
+    browser_path: str | None = None
+    """The Chromium executable; ``None`` looks in the usual places (Debian's ``chromium`` and
+    ``chromium-headless-shell``)."""
+    browser_timeout: float = 15.0
+    """Seconds a page has in the browser, from its start to its DOM snapshot."""
+
     def __post_init__(self) -> None:
         user_agent_value(self.user_agent)
+        if self.browser not in BROWSER_MODES:
+            raise ValueError(
+                f"browser must be one of {', '.join(BROWSER_MODES)}, not {self.browser!r}"
+            )
+        if not self.browser_timeout > 0:
+            raise ValueError("browser_timeout must be a positive number of seconds")
         if self.pdf_max_pages < 1:
             raise ValueError("pdf_max_pages must be at least 1")
         for name in ("private_hosts", "allowed_domains", "blocked_domains"):

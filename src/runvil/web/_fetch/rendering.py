@@ -15,7 +15,10 @@ seconds and hundreds of megabytes of it, so it runs off the loop, and the proces
   body arrived, waiting included. A rendering still waiting for room at its deadline, or still
   running past it (the extractor checks as it goes), returns the page's linear text rendering
   instead, labelled ``raw-html`` (rendering never fails a fetch). The text rendering runs on
-  threads of its own (:data:`FALLBACK_THREADS`), so it never queues behind full renderings.
+  threads of its own (:data:`FALLBACK_THREADS`), so it never queues behind full renderings, nor
+  a full rendering behind text renderings; and those threads take the callers' text
+  renderings in turn (:class:`FairQueue`), so a caller whose flood of renderings all missed
+  their deadline waits for its own text renderings, not another caller's one.
 
 So every fetch's result arrives within ``timeout + render_timeout``, plus the time of a text
 rendering (a few hundred milliseconds for the worst 8 MiB page), whatever other callers fetch;
@@ -31,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import functools
 import threading
 import time
 from collections import deque
@@ -40,12 +44,15 @@ from typing import TypeVar
 __all__ = [
     "FALLBACK_THREADS",
     "MEMORY_PER_BYTE",
+    "MEMORY_PER_CHAR",
     "PER_RENDER_MEMORY",
     "RENDER_MEMORY",
     "RENDER_THREADS",
+    "FairQueue",
     "RenderGate",
     "gate",
     "reservation",
+    "run_fallback",
     "run_in_thread",
 ]
 
@@ -66,16 +73,29 @@ PER_RENDER_MEMORY = 256 * 1024 * 1024
 #: Reserved per byte of body: the worst shapes measured peak at 100-150 bytes per byte below
 #: the node budget, and a rendering's other copies of the page add a few more.
 MEMORY_PER_BYTE = 200
+#: Reserved per character the rendering may return: its markdown is bounded by a multiple of
+#: that (docs/reliability.md, "Output bounded by what the result can show"), at up to four bytes
+#: a character; measured, the worst shape held 15.4 bytes per character (129 MB for 8 MiB of
+#: emoji from a 40 KB page).
+MEMORY_PER_CHAR = 16
 _BASE_MEMORY = 4 * 1024 * 1024
+# Characters the base covers: every fetch without continuation (at most max_chars, 40,000 by
+# default) reserves for its page alone, as it always has.
+_BASE_CHARS = 256 * 1024
 
+# Full renderings: never more running than the gate admits, so one never waits for a thread.
 _pool = concurrent.futures.ThreadPoolExecutor(
-    max_workers=RENDER_THREADS + FALLBACK_THREADS, thread_name_prefix="runvil-render"
+    max_workers=RENDER_THREADS, thread_name_prefix="runvil-render"
 )
 
 
-def reservation(body_bytes: int) -> int:
-    """The memory a rendering of a ``body_bytes`` page reserves before it starts."""
-    return min(PER_RENDER_MEMORY, _BASE_MEMORY + MEMORY_PER_BYTE * body_bytes)
+def reservation(body_bytes: int, chars: int = 0) -> int:
+    """The memory a rendering of a ``body_bytes`` page that returns up to ``chars`` characters
+    reserves before it starts: the page's tree, and the markdown, which a small page can make
+    far more of than it has bytes, up to the multiple of ``chars`` the renderer is bounded by.
+    """
+    output = MEMORY_PER_CHAR * max(0, chars - _BASE_CHARS)
+    return min(PER_RENDER_MEMORY, _BASE_MEMORY + MEMORY_PER_BYTE * body_bytes + output)
 
 
 class _Waiter:
@@ -171,10 +191,97 @@ gate = RenderGate()
 async def run_in_thread(
     function: Callable[[], T], on_done: Callable[[], None] | None = None
 ) -> T:
-    """Run ``function`` on a render thread with the caller's context; ``on_done`` runs in that
-    thread when it finishes, even if the awaiting call was cancelled meanwhile."""
+    """Run ``function`` (a full rendering the gate admitted) on a render thread with the
+    caller's context; ``on_done`` runs in that thread when it finishes, even if the awaiting
+    call was cancelled meanwhile."""
     future = _pool.submit(contextvars.copy_context().run, function)
     if on_done is not None:
         future.add_done_callback(lambda _: on_done())
+    return await asyncio.wrap_future(future)
+
+
+class FairQueue:
+    """Jobs of many callers on one executor, taken from the callers in turn.
+
+    Each caller has at most one job in the executor's queue (or running); its other jobs wait
+    in a queue of its own, and the next one goes to the back of the executor's queue when the
+    one before it ends. A caller with a thousand jobs queued therefore delays another caller's
+    job by at most one of its own per thread, never by the thousand. A job whose awaiting call
+    was cancelled before it started is dropped unrun.
+    """
+
+    def __init__(self, executor: concurrent.futures.Executor) -> None:
+        self._executor = executor
+        self._lock = threading.Lock()
+        # Callers with a job in the executor, and their jobs waiting behind it.
+        self._waiting: dict[object, deque[_Job]] = {}
+
+    def submit(self, caller: object, function: Callable[[], T]) -> concurrent.futures.Future[T]:
+        """Queue ``function`` for ``caller`` (any hashable: a run, a tool)."""
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        job = _Job(future, function)
+        with self._lock:
+            queued = self._waiting.get(caller)
+            if queued is not None:
+                queued.append(job)
+                return future
+            self._waiting[caller] = deque()
+        self._start(caller, job)
+        return future
+
+    def _start(self, caller: object, job: _Job) -> None:
+        try:
+            self._executor.submit(self._run, caller, job)
+        except RuntimeError:  # the executor is shut down (the interpreter is exiting)
+            self._run(caller, job)
+
+    def _run(self, caller: object, job: _Job) -> None:
+        try:
+            job.run()
+        finally:
+            with self._lock:
+                queued = self._waiting[caller]
+                following = None
+                while queued:
+                    candidate = queued.popleft()
+                    if not candidate.future.cancelled():
+                        following = candidate
+                        break
+                if following is None:
+                    del self._waiting[caller]
+            if following is not None:
+                self._start(caller, following)
+
+
+class _Job:
+    __slots__ = ("function", "future")
+
+    def __init__(self, future: concurrent.futures.Future[T], function: Callable[[], T]) -> None:
+        self.future: concurrent.futures.Future[object] = future  # type: ignore[assignment]
+        self.function: Callable[[], object] = function
+
+    def run(self) -> None:
+        if not self.future.set_running_or_notify_cancel():
+            return  # its call was cancelled before it started
+        try:
+            result = self.function()
+        except BaseException as failure:
+            self.future.set_exception(failure)
+        else:
+            self.future.set_result(result)
+
+
+# Text renderings (past a deadline): threads of their own, taken from the callers in turn.
+_fallbacks = FairQueue(
+    concurrent.futures.ThreadPoolExecutor(
+        max_workers=FALLBACK_THREADS, thread_name_prefix="runvil-render-text"
+    )
+)
+
+
+async def run_fallback(function: Callable[[], T], caller: object) -> T:
+    """Run ``function`` (a text rendering, past a deadline) on a text-rendering thread with the
+    caller's context, in turn with other callers' (:class:`FairQueue`)."""
+    future = _fallbacks.submit(caller, functools.partial(contextvars.copy_context().run, function))
     return await asyncio.wrap_future(future)
 

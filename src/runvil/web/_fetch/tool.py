@@ -22,6 +22,9 @@ finish``, and is logged with its traceback for the operator.
 
 A policy that turns on a reading extension (continuation, PDFs, robots.txt) adds four hooks to
 this path, all in :mod:`.reading`; with the seeds' default policy there are none.
+A policy with a browser (``browser="auto"|"always"``) hands an HTML page to
+:class:`~runvil.web._fetch.browser.BrowserReader`, with this tool's egress client (every
+request the page makes goes through it) and rendering; its outcome says ``rendered_by``.
 :meth:`WebFetch.fetch` is the same call read for a Python program (:mod:`.result`).
 """
 
@@ -31,7 +34,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from runvil._closing import AsyncClosing
 from runvil._errors import ToolError, ToolErrorKind
@@ -39,7 +42,7 @@ from runvil._net import Network
 from runvil._net.hostnames import host_key
 from runvil._net.network import with_ca_bundle
 from runvil._net.proxy import Proxies
-from runvil._tools import Tool
+from runvil._tools import Tool, current_run
 from runvil.web._fetch import failures, rendering
 from runvil.web._fetch.admission import UrlRefused, admit_url
 from runvil.web._fetch.arguments import FetchRequest, parameters_schema, parse_arguments
@@ -53,6 +56,9 @@ from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.reading import reading_for
 from runvil.web._fetch.redirects import fetch_page
 from runvil.web._fetch.result import FetchResult
+
+if TYPE_CHECKING:
+    from runvil.web._fetch.browser import BrowserReader
 
 logger = logging.getLogger("runvil.web.fetch")
 
@@ -83,15 +89,22 @@ class WebFetch(AsyncClosing):
         )
         self._reading = reading_for(self.policy)
         self._client = fetch_client(self.network, self.policy, self._proxies)
+        self._browser: BrowserReader | None = None
+        if self.policy.browser != "never":  # the browser package is imported only then
+            from runvil.web._fetch.browser import BrowserReader
+
+            self._browser = BrowserReader(self.policy, self._rules)
         self._deadlines: DeadlineQueue | None = None
 
     async def __aenter__(self) -> Self:
         self._client.start()
         return self
 
-
     async def aclose(self) -> None:
-        """Close the connection pool. A later call opens a new one."""
+        """Close the connection pool (and let go of the browser, with one). A later call opens
+        a new one."""
+        if self._browser is not None:
+            await self._browser.aclose()
         await self._client.aclose()
 
     async def fetch(
@@ -139,6 +152,8 @@ class WebFetch(AsyncClosing):
         if self._reading is not None:
             kept = self._reading.recall(target, request)
             if kept is not None:
+                if self._browser is not None:
+                    kept = self._browser.recalled(target, request, kept)
                 return kept  # continuation: the page this run keeps, read without a fetch
         loop = asyncio.get_running_loop()
         progress = Progress(target)
@@ -176,6 +191,13 @@ class WebFetch(AsyncClosing):
         except failures.SoftFailure as failure:
             return FetchOutcome.soft(failure.text, failure.cause, failure.certificate)
         progress.finished = True  # the deadline covers the network only
+        if self._browser is not None and page.kind is BodyKind.HTML:
+            return await self._browser.read(client, page, request, self._render)
+        return await self._render(page, request)
+
+    async def _render(self, page: Page, request: FetchRequest) -> FetchOutcome:
+        """The outcome of a fetched page: rendered, converted or refused."""
+        reading = self._reading
         deadline = time.monotonic() + self.policy.render_timeout
         render: Callable[[Page, FetchRequest, float | None], FetchOutcome] = render_page
         if reading is not None:
@@ -188,13 +210,16 @@ class WebFetch(AsyncClosing):
         # in the process keeps running. It waits for room under the process's memory budget
         # until its deadline, then renders the page as plain text instead.
         gate = rendering.gate
-        room = rendering.reservation(len(page.body))
+        # A rendering kept for continuation keeps the byte cap's number of characters.
+        chars = request.max_chars if render is render_page else self.policy.max_bytes
+        room = rendering.reservation(len(page.body), chars)
         if await gate.acquire(room, deadline):
             return await rendering.run_in_thread(
                 lambda: render(page, request, deadline), lambda: gate.release(room)
             )
         logger.warning("no room to render %s before its deadline: plain text", page.target.display)
-        return await rendering.run_in_thread(lambda: render(page, request, 0.0))
+        caller = current_run.get() or self  # text renderings are taken from callers in turn
+        return await rendering.run_fallback(lambda: render(page, request, 0.0), caller)
 
     def _deadline_queue(self, loop: asyncio.AbstractEventLoop) -> DeadlineQueue:
         """The queue that holds this tool's deadlines in ``loop`` (one per loop, as a session)."""

@@ -3,7 +3,8 @@
 ``render_html`` is the one entry point the fetch tool calls. It never raises: rendering an HTML
 page never fails a fetch (seed 001, "Readability extraction"). The work is split into small
 private modules: ``_sanitise`` rewrites the page so parsing it is linear and bounded, ``_dom``
-parses with lexbor into a compact tree, ``_content`` chooses the main content, ``_markdown``
+parses with lexbor into a compact tree, ``_content`` chooses the main content (``_region`` the
+main region of a page that is not an article), ``_markdown``
 renders markdown, ``_urls`` makes links absolute, ``_text`` is the linear text rendering used past
 the limits, and ``_budget`` holds the limits themselves (docs/reliability.md, "Rendering
 limits").
@@ -19,12 +20,15 @@ from ._budget import Budget, RenderOverBudget
 from ._content import PARAGRAPH_MIN_CHARS, Skipper, is_article, select
 from ._dom import Document, parse
 from ._markdown import Renderer, Resolver
+from ._region import REGION_MAX_ELEMENTS, RegionSkipper, leaves_out, main_region
 from ._sanitise import encode, prepare
-from ._signals import dated_path
+from ._signals import dated_path, thread_path
 from ._text import render_text
 from ._urls import make_resolver
 
-__all__ = ["FALLBACK_BYTES", "RAW_HTML", "READABILITY", "render_html"]
+__all__ = [
+    "ARTICLE_CHARS", "CAP_MARGIN", "FALLBACK_BYTES", "RAW_HTML", "READABILITY", "render_html"
+]  # fmt: skip
 
 logger = logging.getLogger("runvil.web.fetch")
 
@@ -33,6 +37,12 @@ RAW_HTML = "raw-html"
 
 # Under this many UTF-8 bytes of trimmed article markdown, the whole page is rendered instead.
 FALLBACK_BYTES = 100
+#: Characters past ``max_chars`` a whole-page rendering's output bound leaves room for.
+CAP_MARGIN = 256
+#: The least an extracted article's markdown is bounded to: the article decision reads the
+#: rendered text, so it gets far more than a result shows (the longest article of the 1,608
+#: development pages renders to 253,063 characters).
+ARTICLE_CHARS = 1024 * 1024
 
 
 def render_html(
@@ -45,20 +55,31 @@ def render_html(
 ) -> tuple[str, str]:
     """Render ``html`` as markdown; return ``(text, extraction label)``.
 
-    With ``raw`` false the main content is extracted (label ``readability``); when that yields
-    fewer than 100 bytes after trimming, or the page is not an article, the whole page is
-    rendered instead (label ``raw-html``). With ``raw`` true the whole page is rendered.
+    With ``raw`` false the main content is extracted (label ``readability``): the article, or,
+    on a page that is not an article, its main region without the page furniture. When that
+    yields fewer than 100 bytes after trimming, or the region is the whole page, the whole page
+    is rendered instead (label ``raw-html``). With ``raw`` true the whole page is rendered.
     Relative links and images resolve against ``base_url``, the final URL of the fetch.
 
     ``max_chars`` is for a caller that keeps only that many characters (``web/fetch`` does):
     a whole-page rendering may then stop early, once its text is sure to be longer. The first
     ``max_chars`` characters, and whether there are more, are exactly as without it; an 8 MiB
     page of markup is not turned into megabytes of markdown to keep 40,000 characters of it.
-    An extracted article is always rendered whole: deciding whether it is one needs all of it.
+    An extracted article is rendered whole up to its own, far larger bound (below): deciding
+    whether it is one needs all of it.
 
     ``deadline`` (a ``time.monotonic()`` time) bounds the rendering: past it, the page's linear
     text rendering (``_text``) is returned instead, labelled ``raw-html``. Past the pre-parse
     node budget, the rest of the page is appended to a whole-page rendering as that same text.
+
+    With ``max_chars``, the markdown is also bounded by construction: a whole-page rendering
+    makes at most about three times ``max_chars + CAP_MARGIN`` characters, an article at most
+    about three times ``max(ARTICLE_CHARS, max_chars + CAP_MARGIN)``, however the page
+    multiplies its text (a ragged table padded to its widest row, quotes and lists re-prefixing
+    every line). An article longer than its bound is judged on its first characters.
+
+    Running out of memory is not a rendering that failed: ``MemoryError`` propagates (the fetch
+    then fails as a task that did not finish), after the tree is let go.
     """
     budget = Budget(deadline)
     article = ""
@@ -71,14 +92,13 @@ def render_html(
         resolve = make_resolver(base_url, document.base_href)
         if not raw:
             document.signals.dated_url = dated_path(base_url)
-            article = _article(document, resolve, budget)
-            # Every character is at least one byte: only a short article needs encoding.
-            if len(article) >= FALLBACK_BYTES or (
-                len(article.encode("utf-8", "surrogatepass")) >= FALLBACK_BYTES
-            ):
+            document.signals.thread_url = thread_path(base_url)
+            article = _article(document, resolve, budget, _article_cap(max_chars))
+            if _long_enough(article):
                 return article, READABILITY
         budget.check()
-        text = Renderer(resolve, check=budget.check).render([document.body], max_chars)
+        cap = None if max_chars is None else max_chars + CAP_MARGIN
+        text = Renderer(resolve, check=budget.check, cap=cap).render([document.body], max_chars)
         if prepared.tail and (max_chars is None or len(text) <= max_chars):
             budget.check()
             rest = render_text(prepared.tail, None if max_chars is None else max_chars)
@@ -86,7 +106,11 @@ def render_html(
         return text, RAW_HTML
     except RenderOverBudget as reason:
         logger.warning("rendering %s as plain text: %s", base_url, reason)
+        _release(document)
+        document = None  # freed before the text rendering needs memory of its own
         return _text_rendering(html, max_chars), RAW_HTML
+    except MemoryError:
+        raise  # the process is out of memory: not a page that failed to render
     except Exception:  # rendering never fails a fetch; the short article text is the fallback
         return article, RAW_HTML
     finally:
@@ -95,20 +119,36 @@ def render_html(
         _resume_collector()
 
 
+def _article_cap(max_chars: int | None) -> int | None:
+    return None if max_chars is None else max(ARTICLE_CHARS, max_chars + CAP_MARGIN)
+
+
+def _long_enough(text: str) -> bool:
+    """At least :data:`FALLBACK_BYTES` UTF-8 bytes (``text`` is already trimmed)."""
+    # Every character is at least one byte: only a short text needs encoding.
+    return len(text) >= FALLBACK_BYTES or (
+        len(text.encode("utf-8", "surrogatepass")) >= FALLBACK_BYTES
+    )
+
+
 def _text_rendering(html: str, max_chars: int | None) -> str:
     try:
         return render_text(encode(html), max_chars)
+    except MemoryError:
+        raise
     except Exception:  # pragma: no cover - the text rendering is a few regex passes
         return ""
 
 
-def _release(document: Document) -> None:
+def _release(document: Document | None) -> None:
     """Break the tree's parent links, so it is freed as soon as the rendering drops it.
 
     Every element points at its parent and its parent at it: a cycle, which only the cyclic
     collector frees, and the collector is paused while any rendering runs. With renderings
     overlapping back to back it would never run, and every tree would stay in memory.
     """
+    if document is None:
+        return
     for element in document.elements:
         element.parent = None
 
@@ -143,8 +183,24 @@ def _resume_collector() -> None:
             gc.enable()
 
 
-def _article(document: Document, resolve: Resolver, budget: Budget) -> str:
-    """The main content as markdown, or ``""`` when the page is not an article."""
+def _article(document: Document, resolve: Resolver, budget: Budget, cap: int | None) -> str:
+    """The main content as markdown: the article, or the page's main region when the page is
+    not an article; ``""`` when neither can be picked (the whole page comes back)."""
+    text = _single_article(document, resolve, budget, cap)
+    if _long_enough(text) or len(document.elements) > REGION_MAX_ELEMENTS:
+        return text  # (a pick too short to keep gives way to the region, then the page)
+    budget.check()
+    root = main_region(document)
+    skip = RegionSkipper(root, document.signals.thread_region)
+    if not leaves_out(root, skip):
+        return ""  # the region is the whole page: it comes back as such
+    return Renderer(resolve, skip, budget.check, cap).render([root])
+
+
+def _single_article(
+    document: Document, resolve: Resolver, budget: Budget, cap: int | None
+) -> str:
+    """The article as markdown, or ``""`` when the page is not an article."""
     if document.longest_own_text < PARAGRAPH_MIN_CHARS:
         return ""  # not one block with a paragraph's worth of text: nothing for select to score
     budget.check()
@@ -157,8 +213,8 @@ def _article(document: Document, resolve: Resolver, budget: Budget) -> str:
     # fails it after rendering too, so a big table or listing is not rendered twice.
     if not is_article(document, selection, selection.chars, selection.readable_most):
         return ""
-    skipper = Skipper(selection, document.signals.ld_thread)
-    renderer = Renderer(resolve, skipper, budget.check)
+    skipper = Skipper(selection, document.signals.thread)
+    renderer = Renderer(resolve, skipper, budget.check, cap)
     text = renderer.render(selection.roots)
     article_chars = selection.chars - renderer.skipped_chars
     if not is_article(

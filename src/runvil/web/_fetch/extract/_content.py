@@ -445,7 +445,7 @@ def _mark(document: Document) -> _Page:
     total = body.chars
     total_prose = total - body.link_chars
     wrapper = _WRAPPER_SHARE
-    thread = document.signals.ld_thread
+    thread = document.signals.thread
     furniture_chars = readable_chars = 0
     for element in elements:
         index = element.index

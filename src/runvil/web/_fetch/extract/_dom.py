@@ -12,6 +12,7 @@ interpreter's recursion limit.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from selectolax.lexbor import LexborHTMLParser
@@ -52,7 +53,15 @@ _FURNITURE_ROLES = frozenset(
 
 # Cookie and consent banners: dropped from every rendering, but only when small, so a page
 # whose <body> carries a "cookie-consent" class does not vanish.
-_CONSENT_NAMES = NamePattern(r"cookie|consent|gdpr|onetrust|cookiebot|cmp-|didomi")
+# A consent-management platform ("CMP") is named by the platforms' own prefixes and words
+# (``qc-cmp2-container``, ``cmpbox``, ``cmp-banner``), never by a bare ``cmp-``: component
+# libraries name every block that way (``cmp-container``, ``cmp-text``, ``cmp-teaser``), and a
+# site built from them came back empty.
+_CONSENT_NAMES = NamePattern(
+    "cookie|consent|gdpr|onetrust|cookiebot|didomi|qc-cmp|cmpbox|cmpwrapper|cmp-banner"
+    "|cmp-popup|cmp-modal|cmp-dialog|cmp-overlay|cmp-notice|cmp-layer|cmp-message|cmp-root",
+    "cmp",
+)
 # Pages repeat the same class strings thousands of times: memoise the verdict per string.
 _consent_names: dict[str, bool] = {}
 _CACHE_LIMIT = 20_000
@@ -152,6 +161,35 @@ class Document:
         self.signals = signals if signals is not None else Signals()
 
 
+# Streaming server rendering (React's ``renderToPipeableStream``, and the frameworks built on
+# it) sends each part of the page that was not ready in time later, in a ``hidden`` element
+# (``<div hidden id="S:0">``), followed by a call of its small runtime that moves it into its
+# placeholder (``$RC("B:0","S:0")``, ``$RS("S:0","P:0")``). A browser shows it; without running
+# the script, the article of such a page would be dropped as hidden. The ids that a call names
+# are read from the markup; their hidden elements are kept where they are.
+_REVEAL_CALL = re.compile(rb'\$R[A-Z]\(\s*"([^"\\]{1,64})"\s*,\s*"([^"\\]{1,64})"')
+
+
+def revealed_ids(markup: bytes) -> frozenset[str]:
+    """The element ids a streaming-render script in ``markup`` reveals (moves into place)."""
+    if b"$R" not in markup:
+        return frozenset()
+    found: set[str] = set()
+    for match in _REVEAL_CALL.finditer(markup):
+        found.add(match.group(1).decode("utf-8", "replace"))
+        found.add(match.group(2).decode("utf-8", "replace"))
+    return frozenset(found)
+
+
+def _shown(attrs: dict[str, str | None], revealed: frozenset[str]) -> bool:
+    """Whether an element with the ``hidden`` attribute is shown after all: ``until-found``
+    content (collapsed sections a reader opens, which find-in-page reveals), or a streamed part
+    of the page that its own script moves into place."""
+    if attrs.get("hidden") == "until-found":
+        return True
+    return bool(revealed) and attrs.get("id") in revealed
+
+
 def _hidden_style(style: str) -> bool:
     compact = style.replace(" ", "").lower()
     return "display:none" in compact or "visibility:hidden" in compact
@@ -202,6 +240,7 @@ def parse(html: str | bytes, progress: Callable[[int], None] | None = None) -> D
     furniture_tags = _FURNITURE_TAGS
     furniture_roles = _FURNITURE_ROLES
     consent = _consent_names.get
+    revealed = revealed_ids(data)
     if len(_consent_names) > _CACHE_LIMIT:
         _consent_names.clear()
     current = body
@@ -264,7 +303,7 @@ def parse(html: str | bytes, progress: Callable[[int], None] | None = None) -> D
         attrs = node.attributes
         flags = FURNITURE if tag in furniture_tags else 0
         if attrs:
-            if "hidden" in attrs:
+            if "hidden" in attrs and not _shown(attrs, revealed):
                 node = node.next
                 continue
             style = attrs.get("style")

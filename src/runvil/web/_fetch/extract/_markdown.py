@@ -16,6 +16,14 @@ from the page is escaped (``_escape``) so it can never read as markdown syntax.
 The work is linear in the tree: a heading inside a heading is rendered as part of the outer one,
 and lists and quotes nested deeper than :data:`MAX_BLOCK_NESTING` are rendered as plain blocks,
 because each level of a list or quote re-indents everything inside it.
+
+Output is bounded by what the caller can show (docs/reliability.md, "Rendering limits"): with a
+``cap``, no frame keeps more than about ``cap`` characters of markdown, nothing it makes (a pipe
+table padded to its widest row, a list's indentation, a quote's ``>`` on every line) is built
+past ``cap``, and a frame that is full is not walked any further. Text cut off that way could
+never be among the first ``cap`` characters of the result: every later step only inserts
+characters before or inside it, or (inside a cell, heading or link) collapses whitespace, which
+is why there the cut counts characters that are not whitespace.
 """
 
 from __future__ import annotations
@@ -30,12 +38,18 @@ _SPACES = re.compile(r"[ \t\n\r\f\v\u00a0\u2028\u2029]+")
 _BREAK = "\x00"  # a <br> inside a paragraph; the parser strips NUL from the page's text
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
 _BACKTICKS = re.compile(r"`+")
+# What may vanish from text whose whitespace is collapsed: whitespace, and a cell's line breaks.
+_NOT_SHOWN = re.compile(r"[\s\x00]+")
+_ASCII_NOT_SHOWN = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x00"  # the same, in ASCII (``str.isspace``)
+_CUT_CHUNK = 64 * 1024
 # Characters ``escape_text`` may escape: most text has none, and then needs no call.
 _MAY_NEED_ESCAPES = re.compile(r"[\\`*_~\[\]<&]").search
 #: Lists and quotes rendered with their markers nested at most this deep.
 MAX_BLOCK_NESTING = 8
 #: Steps of the walk between two calls of the renderer's ``check``.
 CHECK_EVERY = 4096
+#: Rows of a pipe table, or lines of a list or quote, made between two calls of ``check``.
+CHECK_LINES = 1024
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _LIST_TAGS = frozenset({"ul", "ol", "menu"})
@@ -57,6 +71,11 @@ _ROW = 9
 _CELL = 10
 _LINE_KINDS = frozenset({_HEADING, _LINK, _CODE, _CELL})
 _NESTING_KINDS = frozenset({_LIST, _ITEM, _QUOTE})
+# Frames whose markdown is one line: what they hold has its whitespace collapsed.
+_COLLAPSING_KINDS = frozenset({_HEADING, _LINK, _CELL})
+# Frames whose markdown is what they hold in order, so once they hold ``cap`` characters the
+# rest of their element can never show: the walk leaves it out.
+_PREFIX_KINDS = frozenset({_HEADING, _LINK, _ITEM, _QUOTE, _CELL})
 
 Resolver = Callable[[str], "str | None"]
 
@@ -64,9 +83,14 @@ Resolver = Callable[[str], "str | None"]
 class _Frame:
     """Markdown collected for one wrapping element until it closes."""
 
-    __slots__ = ("blocks", "data", "element", "inline", "kind", "nests", "tight")
+    __slots__ = (
+        "blocks", "cap", "collapses", "data", "data_full", "data_size", "element", "full",
+        "inline", "inline_size", "kind", "nests", "size", "tight", "width"
+    )  # fmt: skip
 
-    def __init__(self, kind: int, element: Element | None) -> None:
+    def __init__(
+        self, kind: int, element: Element | None, cap: int | None = None, collapses: bool = False
+    ) -> None:
         self.kind = kind
         self.element = element
         self.nests = False  # counts towards MAX_BLOCK_NESTING
@@ -74,22 +98,94 @@ class _Frame:
         self.tight: list[bool] = []  # True for list blocks, which join with a single newline
         self.inline: list[str] = []
         self.data: list[object] = []
+        self.width = 0  # a table's widest row, rows left out included
+        # The output bound (``None``: none). ``collapses``: whitespace in what this frame holds
+        # is collapsed later (by it or a frame it is in), so only other characters count.
+        self.cap = cap
+        self.collapses = collapses
+        self.size = 0  # characters of the blocks kept, each with its separator
+        self.full = False  # blocks reached ``cap``: later ones are left out
+        self.data_size = 0  # the same for the list items or table rows kept
+        self.data_full = False
+        self.inline_size = 0  # characters of other frames' markdown in the inline run
 
     def flush(self) -> None:
         """End the current run of inline text as a paragraph."""
         if not self.inline:
             return
+        self.inline_size = 0
+        if self.full:  # it could never show
+            self.inline.clear()
+            return
         text = _paragraph(self.inline)
         self.inline.clear()
         if text:
-            self.blocks.append(text)
-            self.tight.append(False)
+            self.add_block(text)
 
     def add_block(self, text: str, tight: bool = False) -> None:
         self.flush()
-        if text:
-            self.blocks.append(text)
+        if text and self._keeps(text):
+            self.blocks.append(_cut(text, self.cap, self.collapses))
             self.tight.append(tight)
+
+    def _keeps(self, text: str) -> bool:
+        """Whether a block still goes in: it does until the blocks reach ``cap``."""
+        cap = self.cap
+        if cap is None:
+            return True
+        if self.full:
+            return False
+        # Counted with one separator, the fewest (a tight list block's newline).
+        self.size += _measure(text, self.collapses) + (0 if self.collapses else 1)
+        if self.size >= cap:
+            self.full = True
+        return True
+
+    def takes_inline(self, text: str) -> bool:
+        """Whether markdown a closed frame made (a link, a heading inside a line) still goes
+        into the inline run: until the frame holds ``cap`` characters. Page text itself is
+        not counted here: it is never more than the page."""
+        cap = self.cap
+        if cap is None:
+            return True
+        if self.saturated():
+            return False
+        self.inline_size += _measure(text, True)  # the run's whitespace is collapsed
+        return True
+
+    def saturated(self) -> bool:
+        """Whether everything added from now on would print past ``cap`` characters."""
+        cap = self.cap
+        return cap is not None and (self.full or self.size + self.inline_size >= cap)
+
+    def add_item(self, text: str) -> None:
+        """A list item (they print before the list's stray blocks, so they count apart)."""
+        cap = self.cap
+        if cap is not None:
+            if self.data_full:
+                return
+            # "- " and the newline, or only "-" where whitespace collapses
+            self.data_size += _measure(text, self.collapses) + (1 if self.collapses else 3)
+            if self.data_size >= cap:
+                self.data_full = True
+            text = _cut(text, cap, self.collapses)
+        self.data.append(text)
+
+    def add_row(self, cells: list[str]) -> None:
+        """A table row; past ``cap`` only its width is kept (it still pads the rows kept)."""
+        if len(cells) > self.width:
+            self.width = len(cells)
+        cap = self.cap
+        if cap is not None:
+            if self.data_full:
+                return
+            if self.collapses:
+                self.data_size += len(cells) + 1 + sum(_measure(cell, True) for cell in cells)
+            else:  # "| a | b |" and its newline
+                self.data_size += sum(map(len, cells)) + 3 * len(cells) + 2
+            if self.data_size >= cap:
+                self.data_full = True
+        self.data.append(cells)
 
     def joined(self) -> str:
         """The blocks, one blank line apart; inside a list item a nested list follows its
@@ -210,32 +306,141 @@ def _cell_text(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _pipe_table(rows: list[list[str]], width: int = 0) -> str:
-    """Rows as a pipe table, each padded to the widest row (or to ``width`` when wider: the
-    width of rows that were never rendered, when a rendering stops inside a table)."""
+def _pipe_table(
+    rows: list[list[str]],
+    width: int = 0,
+    cap: int | None = None,
+    collapses: bool = False,
+    check: Callable[[], None] | None = None,
+) -> str:
+    """Rows as a pipe table, each padded to the widest row (or to ``width`` when wider: rows
+    never rendered or left out still count). With ``cap``, the table is made only until it
+    holds more than ``cap`` characters (counted as :func:`_measure` counts): padding every row
+    of a ragged table to its widest is width times rows, most of which nobody would see."""
     width = max(width, max(len(row) for row in rows))
-    lines = []
+    if cap is None:
+        lines = []
+        for number, row in enumerate(rows):
+            cells = row + [""] * (width - len(row))
+            lines.append("| " + " | ".join(cells) + " |")
+            if number == 0:
+                lines.append("|" + "---|" * width)
+        return "\n".join(lines)
+    parts: list[str] = []
+    made = 0
+    newline = 0 if collapses else 1  # a line break shows only where it is not collapsed
     for number, row in enumerate(rows):
-        cells = row + [""] * (width - len(row))
-        lines.append("| " + " | ".join(cells) + " |")
-        if number == 0:
-            lines.append("|" + "---|" * width)
-    return "\n".join(lines)
+        if number and check is not None and not number % CHECK_LINES:
+            check()
+        line = _table_line(row, width, cap - made, collapses)
+        parts.append(line)
+        made += _measure(line, collapses) + newline
+        if number == 0 and made <= cap:
+            rule = "|" + "---|" * min(width, (cap - made) // 4 + 1)
+            parts.append(rule)
+            made += len(rule) + newline
+        if made > cap:
+            break
+    return "\n".join(parts)
 
 
-def _list_block(items: list[str], ordered: bool, start: int) -> str:
+def _table_line(row: list[str], width: int, room: int, collapses: bool) -> str:
+    """``row`` as one line of a pipe table padded to ``width`` cells, or a prefix of it that
+    holds more than ``room`` characters (each cell shows at least its ``|``)."""
+    each = 1 if collapses else 3  # what a cell adds besides its text: " | ", or only "|"
+    if len(row) * each > room:
+        taken: list[str] = []
+        used = 0
+        for cell in row:
+            taken.append(cell)
+            used += _measure(cell, collapses) + each
+            if used > room:
+                return "| " + " | ".join(taken)
+        row = taken
+    line = "| " + " | ".join(row) + " |"
+    padding = width - len(row)
+    if padding > 0:
+        line += "  |" * min(padding, max(0, room - _measure(line, collapses)) // each + 1)
+    return line
+
+
+def _list_block(
+    items: list[str],
+    ordered: bool,
+    start: int,
+    cap: int | None = None,
+    collapses: bool = False,
+    check: Callable[[], None] | None = None,
+) -> str:
+    """Items as a list, every line after an item's first indented under its marker; with
+    ``cap``, only until the list holds more than ``cap`` characters (the indentation repeats on
+    every line of every nested list)."""
     lines: list[str] = []
     number = start
+    made = 0
+    newline = 0 if collapses else 1  # a line break shows only where it is not collapsed
     for item in items:
         marker = f"{number}. " if ordered else "- "
         number += 1
         pad = " " * len(marker)
         for position, line in enumerate(item.split("\n")):
             if position == 0:
-                lines.append(marker + line)
-            else:
-                lines.append(pad + line if line else "")
+                line = marker + line
+            elif line:
+                line = pad + line
+            lines.append(line)
+            if cap is not None:
+                made += _measure(line, collapses) + newline
+                if made > cap:
+                    return "\n".join(lines)
+                if check is not None and not len(lines) % CHECK_LINES:
+                    check()
     return "\n".join(lines)
+
+
+def _quoted(text: str, cap: int | None = None, collapses: bool = False) -> str:
+    """``text`` as a blockquote, ``>`` before every line; with ``cap``, of ``text``'s first
+    ``cap`` characters only (each level of a nested quote adds a ``>`` to every line, and a
+    prefix never makes what it prefixes shorter)."""
+    text = _cut(text, cap, collapses)
+    return "\n".join("> " + line if line else ">" for line in text.split("\n"))
+
+
+def _measure(text: str, collapses: bool) -> int:
+    """Characters of ``text`` that are sure to show: all of them, or where whitespace will be
+    collapsed (and line breaks of a cell dropped), those that are not whitespace."""
+    if not collapses:
+        return len(text)
+    if text.isascii():  # a flag of the string: counting its few spaces is a fast scan each
+        return len(text) - sum(map(text.count, _ASCII_NOT_SHOWN))
+    return len(_NOT_SHOWN.sub("", text))
+
+
+def _cut(text: str, cap: int | None, collapses: bool) -> str:
+    """``text`` cut after its first ``cap`` characters (counted as :func:`_measure` counts):
+    nothing after them could be among the first ``cap`` characters of the result."""
+    if cap is None or len(text) <= cap:
+        return text
+    if not collapses:
+        return text[:cap]
+    # The shortest prefix that holds ``cap`` of them: counted a chunk at a time up to the chunk
+    # that reaches ``cap``, then bisected inside it (a counted regex repeat would instead keep
+    # a backtracking record per character counted).
+    shown = 0
+    for start in range(0, len(text), _CUT_CHUNK):
+        chunk = text[start : start + _CUT_CHUNK]
+        in_chunk = _measure(chunk, True)
+        if shown + in_chunk >= cap:
+            low, high = 1, len(chunk)
+            while low < high:
+                middle = (low + high) // 2
+                if shown + _measure(chunk[:middle], True) >= cap:
+                    high = middle
+                else:
+                    low = middle + 1
+            return text[: start + low]
+        shown += in_chunk
+    return text
 
 
 def _list_start(element: Element) -> int:
@@ -249,7 +454,10 @@ class Renderer:
     """Turns chosen subtrees into one markdown string.
 
     ``resolve`` maps an ``href``/``src`` to the absolute URL to print, or ``None`` to print the
-    text alone. ``skip`` says which elements (with their subtrees) to leave out.
+    text alone. ``skip`` says which elements (with their subtrees) to leave out. ``check`` is
+    called every few thousand steps and may raise to abandon the rendering. With ``cap``, the
+    first ``cap`` characters of the markdown are exactly those of a rendering without it, and it
+    is at most about three times ``cap`` long (module notes).
     """
 
     def __init__(
@@ -257,11 +465,13 @@ class Renderer:
         resolve: Resolver,
         skip: Callable[[Element], bool] | None = None,
         check: Callable[[], None] | None = None,
+        cap: int | None = None,
     ) -> None:
         self._resolve = resolve
         self._skip = skip
         self._check = check  # called every CHECK_EVERY steps; may raise to abandon the render
-        self._frames: list[_Frame] = [_Frame(_ROOT, None)]
+        self._cap = cap  # the output bound (module notes); None: render everything
+        self._frames: list[_Frame] = [_Frame(_ROOT, None, cap)]
         self._pre_depth = 0
         self._links = 0  # link frames open: text inside escapes "]" as well
         self._headings = 0  # heading frames open: a heading inside one is part of its line
@@ -314,15 +524,24 @@ class Renderer:
             self._leave(root)
             return
         limit = self._limit
+        cap = self._cap
         frames = self._frames
         check = self._check
         steps = 0
         walked = 0
+        full_checks = 0
         while elements:
             if check is not None:
                 walked += 1
                 if not walked % CHECK_EVERY:
                     check()
+            if cap is not None:
+                full_checks += 1
+                if not full_checks & 255:
+                    if frames[0].full:  # the rest could never show
+                        self._stopped = True
+                        return
+                    self._leave_full_frame(elements, positions)
             if limit is not None and len(frames) <= 2:
                 steps += 1
                 if not steps & 255:
@@ -361,6 +580,43 @@ class Renderer:
                 elements.pop()
                 positions.pop()
                 self._leave(element)
+
+    def _leave_full_frame(self, elements: list[Element], positions: list[int]) -> None:
+        """Skip the rest of the outermost open element whose frame is full: nothing more of it
+        could show. Its open descendants close as usual (their markdown is left out)."""
+        frames = self._frames
+        for index in range(1, len(frames)):
+            frame = frames[index]
+            if not self._is_done(frame, elements, positions):
+                continue
+            target = frame.element
+            while elements[-1] is not target:
+                positions.pop()
+                self._leave(elements.pop())
+            positions[-1] = len(target.children)
+            return
+
+    def _is_done(self, frame: _Frame, elements: list[Element], positions: list[int]) -> bool:
+        """Whether ``frame`` holds all of its markdown that could show: a frame printed in
+        the order it was filled, once full; a list, once its items are (its stray blocks
+        print after them); a table, once its rows are and what is left of it is rows alone
+        (a caption prints first, and every row counts towards the width)."""
+        kind = frame.kind
+        if kind in _PREFIX_KINDS:
+            return frame.saturated()
+        if kind == _LIST:
+            return frame.data_full
+        if kind != _TABLE or not frame.data_full or self._frames[-1] is not frame:
+            return False
+        element = frame.element
+        if element is None or element.index in self._whole_tables:
+            return False
+        width = self._rest_of_table_width(element, elements, positions)
+        if width is None:
+            self._whole_tables.add(element.index)
+            return False
+        frame.width = max(frame.width, width)
+        return True
 
     # Past the limit ------------------------------------------------------------------------
 
@@ -428,7 +684,8 @@ class Renderer:
             return False
         self._frames.pop()
         self._tables -= 1
-        root.add_block(_pipe_table(finished, width))
+        width = max(width, table.width)
+        root.add_block(_pipe_table(finished, width, self._cap, False, self._check))
         return True
 
     def _wanted(self, limit: int) -> int:
@@ -498,7 +755,8 @@ class Renderer:
         return escape_text(text, self._links > 0)
 
     def _push(self, kind: int, element: Element) -> None:
-        frame = _Frame(kind, element)
+        parent = self._frames[-1]
+        frame = _Frame(kind, element, self._cap, parent.collapses or kind in _COLLAPSING_KINDS)
         if kind == _LINK:
             self._links += 1
         elif kind == _HEADING:
@@ -585,7 +843,7 @@ class Renderer:
                 text = _only_text(element)
                 if text is not None:  # a plain-text item, the common case: no frame needed
                     if text:
-                        frame.data.append(escape_line_start(self._escaped(text)))
+                        frame.add_item(escape_line_start(self._escaped(text)))
                     return False
             if frame.kind == _LIST or self._nesting < MAX_BLOCK_NESTING:
                 self._push(_ITEM, element)
@@ -610,7 +868,7 @@ class Renderer:
                 cells = _plain_row(element)
                 if cells is not None:
                     if cells:
-                        frame.data.append(cells)
+                        frame.add_row(cells)
                     return False
             self._push(_ROW, element)
         elif tag in _CELL_TAGS and frame.kind == _ROW:
@@ -618,7 +876,7 @@ class Renderer:
             if text is None:
                 self._push(_CELL, element)
             else:
-                frame.data.append(_cell_text(self._escaped(text)))
+                frame.data.append(_cut(_cell_text(self._escaped(text)), self._cap, frame.collapses))
                 return False
         elif tag == "hr":
             frame.add_block("---")
@@ -628,8 +886,7 @@ class Renderer:
             text = _only_text(element)
             if text is not None:  # a plain-text paragraph or cell: one block, no walk
                 if text:
-                    frame.blocks.append(escape_line_start(self._escaped(text)))
-                    frame.tight.append(False)
+                    frame.add_block(escape_line_start(self._escaped(text)))
                 return False
         return True
 
@@ -643,6 +900,7 @@ class Renderer:
         self._pop()
         parent = self._frames[-1]
         kind = frame.kind
+        cap = self._cap
         if kind == _LINK:
             self._link(frame, parent)
         elif kind == _CODE:
@@ -656,42 +914,47 @@ class Renderer:
             text = frame.one_line()
             if text:
                 if parent.kind in _LINE_KINDS:
-                    parent.inline.append(" " + text + " ")
+                    if parent.takes_inline(text):
+                        parent.inline.append(" " + text + " ")
                 else:
                     parent.add_block("#" * _HEADINGS[element.tag] + " " + escape_heading_end(text))
         elif kind == _ITEM:
             text = frame.joined()
             if parent.kind == _LIST:
                 if text:
-                    parent.data.append(text)
+                    parent.add_item(text)
             elif text:
-                parent.add_block(_list_block([text], False, 1), tight=True)
+                parent.add_block(
+                    _list_block([text], False, 1, cap, parent.collapses, self._check), tight=True
+                )
         elif kind == _LIST:
             items = [item for item in frame.data if isinstance(item, str)]
             frame.flush()
             items.extend(frame.blocks)  # stray content directly inside the list
             if items:
                 ordered = element.tag == "ol"
-                parent.add_block(_list_block(items, ordered, _list_start(element)), tight=True)
+                start = _list_start(element)
+                parent.add_block(
+                    _list_block(items, ordered, start, cap, parent.collapses, self._check),
+                    tight=True,
+                )
         elif kind == _QUOTE:
             text = frame.joined()
             if text:
-                parent.add_block(
-                    "\n".join("> " + line if line else ">" for line in text.split("\n"))
-                )
+                parent.add_block(_quoted(text, cap, parent.collapses))
         elif kind == _PRE:
             self._pre_depth -= 1
             code = "".join(frame.inline).strip("\n")
             if code.strip():
-                fence = _fence(code)
+                fence = _fence(code)  # of all of the code: the fence goes first
                 parent.add_block(f"{fence}{_language(element)}\n{code}\n{fence}")
         elif kind == _CELL:
-            parent.data.append(_cell_text(frame.one_line()))
+            parent.data.append(_cut(_cell_text(frame.one_line()), cap, parent.collapses))
         elif kind == _ROW:
             frame.flush()
             cells = [cell for cell in frame.data if isinstance(cell, str)]
             if cells:
-                parent.data.append(cells)
+                parent.add_row(cells)
         elif kind == _TABLE:
             self._tables -= 1
             rows = [row for row in frame.data if isinstance(row, list)]
@@ -699,7 +962,9 @@ class Renderer:
             if caption:
                 parent.add_block(caption)
             if rows:
-                parent.add_block(_pipe_table(rows))
+                parent.add_block(
+                    _pipe_table(rows, frame.width, cap, parent.collapses, self._check)
+                )
 
     def _link(self, frame: _Frame, parent: _Frame) -> None:
         wraps_blocks = bool(frame.blocks)
@@ -711,6 +976,8 @@ class Renderer:
         markdown = text if url is None else f"[{text}]({url})"
         if wraps_blocks and parent.kind not in _LINE_KINDS:
             parent.add_block(markdown)  # a link wrapping blocks (a card) stands on its own
+        elif not parent.takes_inline(markdown):
+            return
         elif url is None:
             parent.inline.append(markdown)
         else:

@@ -25,6 +25,10 @@ from typing import Any
 _ARTICLE_TYPE = re.compile(r"(?:Article|Posting|Report)$")
 _LISTING_TYPES = frozenset({"CollectionPage", "ItemList", "SearchResultsPage"})
 _THREAD_TYPES = frozenset({"DiscussionForumPosting", "QAPage", "Question"})
+# Microdata: itemtype="https://schema.org/DiscussionForumPosting" (the name ends there).
+_THREAD_ITEMTYPE = re.compile(
+    rb"schema\.org/(?:" + b"|".join(sorted(name.encode() for name in _THREAD_TYPES)) + rb")[\"'\s]"
+)
 _SCRIPT_MAX_CHARS = 512 * 1024
 _SCRIPTS_MAX = 32
 _NODES_MAX = 5000
@@ -48,6 +52,8 @@ class Signals:
         "ld_thread",
         "og_type",
         "published",
+        "thread_markup",
+        "thread_url",
     )
 
     def __init__(self) -> None:
@@ -59,6 +65,22 @@ class Signals:
         self.article_body = ""
         self.published = False
         self.dated_url = False
+        self.thread_markup = False  # microdata itemtype of a forum post or a question
+        self.thread_url = False  # a forum's or a Q&A site's URL path (set by the caller)
+
+    @property
+    def thread(self) -> bool:
+        """A forum thread or a Q&A page, whose comments and replies are its content, by its
+        JSON-LD or microdata type."""
+        return self.ld_thread or self.thread_markup
+
+    @property
+    def thread_region(self) -> bool:
+        """A page whose main region is a thread's posts: declared so (:attr:`thread`), or with
+        a forum's or a Q&A site's URL path (:func:`thread_path`). The URL alone does not turn
+        an article pick's comment names into content: a thread's first post often holds the
+        page (an article with its readers' comments under it has such URLs too)."""
+        return self.thread or self.thread_url
 
     @property
     def declares_article(self) -> bool:
@@ -86,6 +108,7 @@ def read_signals(tree: Any, data: bytes) -> Signals:
         if meta is not None:
             signals.og_type = (meta.attributes.get("content") or "").strip().lower()
         signals.published = head.css_first('meta[property="article:published_time"]') is not None
+    signals.thread_markup = b"schema.org/" in data and bool(_THREAD_ITEMTYPE.search(data))
     if b"ld+json" in data:
         for script in tree.css('script[type="application/ld+json"]')[:_SCRIPTS_MAX]:
             text = script.text(deep=True)
@@ -159,3 +182,22 @@ def dated_path(url: str) -> bool:
     if slash < 0:
         return False
     return _PATH_DATE.search(url, slash) is not None
+
+
+# The path of a forum thread or a Q&A page, as forum engines and Q&A sites shape it:
+# /forum/..., /threads/123-title, /topic/..., /t/title/123, /r/x/comments/..., /questions/123,
+# /discussion/..., showthread.php, viewtopic.php.
+_THREAD_PATH = re.compile(
+    r"/(?:forums?|threads?|topics?|t|comments|questions|discussions?|showthread|viewtopic)"
+    r"(?:[/.?#-]|$)",
+    re.IGNORECASE,
+)
+
+
+def thread_path(url: str) -> bool:
+    """Whether the path of ``url`` is shaped like a forum thread's or a Q&A page's."""
+    start = url.find("//")
+    slash = url.find("/", start + 2 if start >= 0 else 0)
+    if slash < 0:
+        return False
+    return _THREAD_PATH.search(url, slash) is not None

@@ -7,7 +7,8 @@ content of raw-text elements (scripts, styles, titles...) are cut out, block-lev
 paragraph, ``<br>`` ends a line, every other tag is removed, entities are decoded, and each line
 is escaped like any page text (``_escape``). All of that is a few passes of the regex engine over
 one chunk of the page at a time, so a page of any shape costs about the same per byte, and the
-work stops as soon as the text is longer than the caller will keep.
+work stops as soon as the text is longer than the caller will keep. What it returns then is cut
+:data:`MARGIN` characters past that, so a page of one long paragraph is not returned whole.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ __all__ = ["render_text"]
 
 #: Bytes of page converted per step; the memory this needs is a few times this.
 CHUNK_BYTES = 256 * 1024
+#: Characters kept past ``max_chars`` when the text stops early: the end of a paragraph cut
+#: short may differ from the whole paragraph's (a trailing space, an escape, an entity), never
+#: more than this far back.
+MARGIN = 64
 
 _ATTRIBUTES = (
     rb"(?:[\t\n\f\r /]*+[^\t\n\f\r />][^\t\n\f\r />=]*+"
@@ -58,6 +63,9 @@ _PARAGRAPH_RUNS = re.compile(rb"\x02?\x01[ \t\f\x01\x02]*+")
 _SOURCE_BREAKS = bytes.maketrans(b"\n\r\x01\x02", b"    ")
 _PARAGRAPH = "\x01"  # where a block-level tag was
 _LINE = "\x02"  # where a <br> was
+# A line escaped because all of it reads as a rule or a table's delimiter row: more text on it
+# would undo the escape, so a paragraph ending in one is not cut short.
+_ESCAPED_RULE = re.compile(r"\\[-=*_:| ]+")
 
 
 def render_text(data: bytes, max_chars: int | None = None) -> str:
@@ -71,6 +79,7 @@ def render_text(data: bytes, max_chars: int | None = None) -> str:
     start = 0
     end = len(visible)
     pending = ""  # a paragraph that may go on in the next chunk
+    recheck_at = 0  # the length of ``pending`` at which it is next worth rendering early
     while start < end:
         stop = _chunk_end(visible, start)
         chunk = visible[start:stop].translate(_SOURCE_BREAKS)
@@ -90,10 +99,33 @@ def render_text(data: bytes, max_chars: int | None = None) -> str:
         pending = blocks.pop()
         for block in blocks:
             length += _add(paragraphs, block)
-        if wanted is not None and length > wanted:
-            return "\n\n".join(paragraphs)
+        if wanted is not None:
+            if length > wanted:
+                return _cut("\n\n".join(paragraphs), wanted)
+            if len(pending) > max(recheck_at, wanted - length):
+                # One paragraph that goes on and on: its start may already be enough.
+                recheck_at = 2 * len(pending)
+                if _long_enough(pending, wanted - length):
+                    _add(paragraphs, pending)
+                    return _cut("\n\n".join(paragraphs), wanted)
     _add(paragraphs, pending)
-    return "\n\n".join(paragraphs)
+    text = "\n\n".join(paragraphs)
+    return text if wanted is None else _cut(text, wanted)
+
+
+def _cut(text: str, wanted: int) -> str:
+    return text[: wanted + MARGIN]
+
+
+def _long_enough(block: str, wanted: int) -> bool:
+    """Whether the paragraph ``block`` starts shows more than ``wanted`` characters however it
+    goes on: longer than that with the margin, and not ending in a line whose escape more text
+    would undo."""
+    lines: list[str] = []
+    if _add(lines, block) <= wanted + MARGIN:
+        return False
+    last = lines[0].rsplit("\n", 1)[-1]
+    return _ESCAPED_RULE.fullmatch(last) is None
 
 
 def _add(paragraphs: list[str], block: str) -> int:

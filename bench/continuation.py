@@ -9,7 +9,8 @@ medians and the spread (min-max):
 
 - **peak RSS** of the client (``ru_maxrss``) and its growth over the process before the load;
 - **kept**: the bytes and pages the process-wide store holds after the fifty fetches;
-- **refetched**: of the fifty continuations, how many had to fetch again.
+- **refetched**: of the fifty continuations, how many had to fetch again;
+- **after end**: the bytes the store still holds once every run has ended (it must be 0).
 
 Two shapes of long page, each 2 MiB: plain text (kept as it decodes) and HTML (a long list,
 rendered whole to markdown, in the two render threads). Fifty of either are 100 MiB of text, over
@@ -113,7 +114,11 @@ def client(mode: str, shape: str, port: int, ca_file: str) -> dict[str, Any]:
 
     async def run() -> dict[str, Any]:
         async with WebFetch(policy=policy, network=network) as fetch:
-            await fetch.call({"url": f"https://{HOST}/count"})  # warm-up: imports, a connection
+            # The bench's own requests run in a run of their own (ended with the others), each
+            # at a URL of its own: a kept answer would be a stale count.
+            control = RunScope()
+            current_run.set(control)
+            await fetch.call({"url": f"https://{HOST}/count?warm-up"})  # imports, a connection
             before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             runs = [RunScope() for _ in range(PAGES)]
 
@@ -125,14 +130,18 @@ def client(mode: str, shape: str, port: int, ca_file: str) -> dict[str, Any]:
             first = await asyncio.gather(*(read(n, 0) for n in range(PAGES)))
             assert all(text.startswith("url: ") for text in first), first[0][:200]
             kept, held = continuation.PAGES.size, len(continuation.PAGES)
-            await fetch.call({"url": f"https://{HOST}/reset"})
+            await fetch.call({"url": f"https://{HOST}/reset?after-first-reads"})
             await asyncio.gather(*(read(n, 40_000) for n in range(PAGES)))
-            counts = json.loads((await fetch.call({"url": f"https://{HOST}/count"}))
+            counts = json.loads((await fetch.call({"url": f"https://{HOST}/count?at-end"}))
                                 .split("\n\n", 1)[1])
+            for scope in [*runs, control]:  # every run ends: nothing of theirs may stay held
+                scope.end()
+            after_end = continuation.PAGES.size
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return {
             "peak_rss_mib": peak / 1024, "growth_mib": (peak - before) / 1024,
             "kept_mib": kept / 2**20, "kept_pages": held, "refetched": sum(counts.values()),
+            "kept_after_end_mib": after_end / 2**20,
         }
 
     return asyncio.run(run())
@@ -174,7 +183,7 @@ def main() -> None:
         try:
             for _ in range(args.repeat):
                 for shape in SHAPES:
-                    for mode in ("seeds", "continuation"):
+                    for mode in ("default", "continuation"):
                         out = subprocess.run(
                             [sys.executable, __file__, "--client", mode, shape, str(port),
                              str(ca_file)],
@@ -200,7 +209,7 @@ def main() -> None:
         return
     print(f"50 concurrent {PAGE_BYTES // 2**20} MiB pages, {args.repeat} runs, medians (min-max)")
     print(f"{'shape':6} {'mode':13} {'peak RSS MiB':>22} {'growth MiB':>22} {'kept MiB':>18}"
-          f" {'kept pages':>11} {'refetched':>10}")
+          f" {'kept pages':>11} {'refetched':>10} {'after end MiB':>14}")
     def cell(entry: dict[str, Any], key: str, digits: int = 0) -> str:
         value = entry[key]
         return (f"{value['median']:.{digits}f} ({value['min']:.{digits}f}-"
@@ -209,7 +218,8 @@ def main() -> None:
     for entry in summary:
         print(f"{entry['shape']:6} {entry['mode']:13} {cell(entry, 'peak_rss_mib'):>22} "
               f"{cell(entry, 'growth_mib'):>22} {cell(entry, 'kept_mib', 1):>18} "
-              f"{entry['kept_pages']['median']:11.0f} {entry['refetched']['median']:10.0f}")
+              f"{entry['kept_pages']['median']:11.0f} {entry['refetched']['median']:10.0f} "
+              f"{entry['kept_after_end_mib']['max']:14.1f}")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,12 @@ network reaching the fault server, default fetch policy) as child processes, the
   newline), then a ``ping``: the answer to each and the server's peak memory.
 * ``concurrent``: ``--burst`` (default 300) calls to a backend that answers after one second,
   all at once over stdio: how many ran, how many were refused, and the peak memory.
+* ``sessions``: ``--sessions`` (default 10,000) ``initialize`` requests over streamable HTTP,
+  16 at a time, none ever closed, from ``--peers`` client addresses (default 1; more are
+  127.0.0.2, 127.0.0.3, ... as source addresses on loopback): the answers, the sessions the
+  server keeps, its memory, whether a newcomer is then served and whether the first session
+  was ended; ``--max-sessions``/``--per-peer`` set the server's limits (past both, the memory
+  divided by the sessions is what one session costs).
 
 Usage (never part of the test suite)::
 
@@ -20,6 +26,7 @@ Usage (never part of the test suite)::
     python -m bench.hostile_mcp worst-urls
     python -m bench.hostile_mcp stdio-frames
     python -m bench.hostile_mcp concurrent
+    python -m bench.hostile_mcp sessions [--peers 64] [--max-sessions N --per-peer N]
 """
 
 from __future__ import annotations
@@ -53,11 +60,14 @@ def _env(seam: Path, home: Path) -> dict[str, str]:
     }
 
 
-async def _start_http(seam: Path, home: Path) -> tuple[asyncio.subprocess.Process, str]:
+async def _start_http(
+    seam: Path, home: Path, extra_env: dict[str, str] | None = None
+) -> tuple[asyncio.subprocess.Process, str]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable, str(LAUNCHER), "mcp", "--http", "127.0.0.1:0",
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE, env=_env(seam, home), cwd=str(REPO),
+        stderr=asyncio.subprocess.PIPE, env={**_env(seam, home), **(extra_env or {})},
+        cwd=str(REPO),
     )
     assert proc.stderr is not None
     prefix = "runvil mcp: serving "
@@ -201,6 +211,82 @@ async def concurrent(seam: Path, home: Path, burst: int) -> dict[str, Any]:
     }
 
 
+_INITIALIZE = json.dumps({
+    "jsonrpc": "2.0", "id": 0, "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "flood", "version": "0"}},
+})
+_HTTP_HEADERS = {
+    "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+}
+
+
+async def sessions(url: str, pid: int, count: int, peers: int) -> dict[str, Any]:
+    """``count`` initializes never closed, from ``peers`` source addresses, then a newcomer."""
+    import aiohttp
+
+    host = url.split("//", 1)[1].split("/", 1)[0]
+    headers = {**_HTTP_HEADERS, "Host": host}
+    clients = [
+        aiohttp.ClientSession(connector=aiohttp.TCPConnector(
+            local_addr=(f"127.0.0.{1 + i}", 0), limit=16))
+        for i in range(peers)
+    ]
+    statuses: dict[int, int] = {}
+    ids: list[str] = []
+    rss_before, _ = server_memory_mb(pid)
+    started = time.monotonic()
+    try:
+        queue = iter(range(count))
+
+        async def worker() -> None:
+            for n in queue:
+                client = clients[n % peers]
+                async with client.post(url, data=_INITIALIZE, headers=headers) as response:
+                    await response.read()
+                    statuses[response.status] = statuses.get(response.status, 0) + 1
+                    if response.status == 200:
+                        ids.append(response.headers["mcp-session-id"])
+
+        await asyncio.gather(*(worker() for _ in range(16)))
+        flood_s = time.monotonic() - started
+        rss_after, peak = server_memory_mb(pid)
+        t0 = time.monotonic()
+        async with aiohttp.ClientSession() as newcomer_client:
+            async with newcomer_client.post(url, data=_INITIALIZE, headers=headers) as response:
+                newcomer_status = response.status
+                newcomer = response.headers.get("mcp-session-id", "")
+                await response.read()
+            newcomer_s = time.monotonic() - t0
+            ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+            session_headers = {**headers, "Mcp-Protocol-Version": "2025-06-18"}
+            async with newcomer_client.post(
+                url, data=ping, headers={**session_headers, "Mcp-Session-Id": newcomer}
+            ) as response:
+                newcomer_ping = response.status
+            async with newcomer_client.post(
+                url, data=ping, headers={**session_headers, "Mcp-Session-Id": ids[0]}
+            ) as response:
+                first_ping = response.status
+    finally:
+        for client in clients:
+            await client.close()
+    return {
+        "initializes": count,
+        "peers": peers,
+        "answers": {str(k): v for k, v in sorted(statuses.items())},
+        "flood_s": round(flood_s, 1),
+        "server_rss_mb_before": round(rss_before, 1),
+        "server_rss_mb_after": round(rss_after, 1),
+        "server_peak_rss_mb": round(peak, 1),
+        "kb_per_initialize": round((rss_after - rss_before) * 1024 / count, 2),
+        "newcomer_status": newcomer_status,
+        "newcomer_s": round(newcomer_s, 3),
+        "newcomer_ping_status": newcomer_ping,
+        "first_session_ping_status": first_ping,
+    }
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     ca = trustme.CA()
     server = FaultServer()
@@ -215,6 +301,14 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                     return await long_urls(url, proc.pid, args.calls, args.url_chars,
                                            astral=False)
                 return await long_urls(url, proc.pid, args.calls, 8192, astral=True)
+            if args.what == "sessions":
+                limits = {}
+                if args.max_sessions:
+                    limits["RUNVIL_MCP_MAX_SESSIONS"] = str(args.max_sessions)
+                if args.per_peer:
+                    limits["RUNVIL_MCP_SESSIONS_PER_PEER"] = str(args.per_peer)
+                proc, url = await _start_http(seam, Path(tmp), limits)
+                return await sessions(url, proc.pid, args.sessions, args.peers)
             if args.what == "stdio-frames":
                 return await stdio_frames(seam, Path(tmp), args.frame_mb)
             return await concurrent(seam, Path(tmp), args.burst)
@@ -228,7 +322,12 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("what", choices=["long-urls", "worst-urls", "stdio-frames", "concurrent"])
+    parser.add_argument("what", choices=["long-urls", "worst-urls", "stdio-frames", "concurrent",
+                                         "sessions"])
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--peers", type=int, default=1)
+    parser.add_argument("--max-sessions", type=int, default=0)
+    parser.add_argument("--per-peer", type=int, default=0)
     parser.add_argument("--calls", type=int, default=128)
     parser.add_argument("--url-chars", type=int, default=4_000_000)
     parser.add_argument("--frame-mb", type=int, default=64)

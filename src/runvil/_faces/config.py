@@ -113,6 +113,31 @@ def _as_pages(value: Any, where: str) -> int:
     raise ConfigError(f"{where} must be a whole number of pages, 1 or more, not {value!r}")
 
 
+def _as_sessions(value: Any, where: str) -> int:
+    """A whole number of sessions, 1 or more (an integer in the file, digits in a variable)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    raise ConfigError(f"{where} must be a whole number of sessions, 1 or more, not {value!r}")
+
+
+def _as_idle_seconds(value: Any, where: str) -> float:
+    """A number of seconds above 0 (a number in the file, a decimal number in a variable)."""
+    number: Any = value
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if (
+        isinstance(number, int | float) and not isinstance(number, bool)
+        and 0 < number < float("inf")
+    ):
+        return float(number)
+    raise ConfigError(f"{where} must be a number of seconds above 0, not {value!r}")
+
+
 def _as_str(value: Any, where: str) -> str:
     if isinstance(value, str) and value.strip():
         return value.strip()
@@ -297,6 +322,24 @@ SETTINGS: tuple[Setting, ...] = (
         option="--packs", metavar="PACK", multiple=True, commands=("mcp", "config"),
         help="Also serve every tool of this installed Pack (repeatable).",
     ),
+    # -- runvil mcp --http: the sessions it keeps (docs/mcp.md, "Limits")
+    Setting(
+        "mcp.max_sessions", ("RUNVIL_MCP_MAX_SESSIONS",), _as_sessions, None,
+        flag="mcp_max_sessions", option="--max-sessions", metavar="N", commands=("mcp", "config"),
+        help="HTTP sessions kept at once; past it the least recently active ends (default: 1024).",
+    ),
+    Setting(
+        "mcp.sessions_per_peer", ("RUNVIL_MCP_SESSIONS_PER_PEER",), _as_sessions, None,
+        flag="mcp_sessions_per_peer", option="--sessions-per-peer", metavar="N",
+        commands=("mcp", "config"),
+        help="HTTP sessions one client address keeps at once (default: 256).",
+    ),
+    Setting(
+        "mcp.session_idle_timeout", ("RUNVIL_MCP_SESSION_IDLE_TIMEOUT",), _as_idle_seconds, None,
+        flag="mcp_session_idle_timeout", option="--session-idle-timeout", metavar="SECONDS",
+        commands=("mcp", "config"),
+        help="Seconds without a request before an HTTP session ends (default: 600).",
+    ),
     # -- reading more (docs/fetch.md, "Reading more"). A policy row's non-None default is what
     # the model-facing faces (runvil fetch, runvil mcp) use when it is not set; runvil run keeps
     # the seeds' policy for prompt files unless the setting is given (docs/configuration.md).
@@ -370,6 +413,12 @@ class Config:
     """``[mcp] tools``: the tools ``runvil mcp`` serves (``None``: not set)."""
     mcp_packs: tuple[str, ...] | None = None
     """``[mcp] packs``: installed Packs whose every tool ``runvil mcp`` serves too."""
+    mcp_max_sessions: int | None = None
+    """``[mcp] max_sessions``: HTTP sessions kept at once (``None``: the default, 1024)."""
+    mcp_sessions_per_peer: int | None = None
+    """``[mcp] sessions_per_peer``: per client address (``None``: the default, 256)."""
+    mcp_session_idle_timeout: float | None = None
+    """``[mcp] session_idle_timeout``: seconds idle before a session ends (``None``: 600)."""
     search_proxy: str | None = None
     """``[search] proxy`` (``None``: direct, or not set; then search takes ``[fetch] proxy``,
     as ``sources`` tells)."""
@@ -750,6 +799,10 @@ def describe(config: Config) -> dict[str, Any]:
         mcp["tools"] = list(config.mcp_tools)
     if config.mcp_packs is not None:
         mcp["packs"] = list(config.mcp_packs)
+    for key in ("max_sessions", "sessions_per_peer", "session_idle_timeout"):
+        value = getattr(config, f"mcp_{key}")
+        if value is not None:
+            mcp[key] = value
     if mcp:
         described["mcp"] = mcp
     if config.packs:

@@ -22,7 +22,8 @@ What a client sees:
 The transports bound what a client can make the server hold: one message is at most 4 MiB on
 both (stdio lines: :mod:`runvil._faces.mcp_stdio`, which also answers every malformed line with
 its JSON-RPC error; HTTP bodies: :mod:`runvil._faces.mcp_http`, which also checks ``Host`` and
-``Origin`` on every bind against the address bound).
+``Origin`` on every bind against the address bound), and HTTP sessions are bounded per client
+address and in total, and ended when idle, each with its run (:mod:`runvil._faces.mcp_sessions`).
 
 One nonce per MCP session: stdio serves one session per process; streamable HTTP keys the nonce
 by the ``Mcp-Session-Id`` header of a handshake-era request (the SDK has checked that the session
@@ -39,10 +40,11 @@ import ipaddress
 import os
 import socket
 import sys
+import time
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
@@ -53,9 +55,13 @@ from runvil import __version__
 from runvil._envelope import envelope
 from runvil._errors import ToolError
 from runvil._faces.config import MCP_TOOLS, Config, ConfigError
+from runvil._faces.mcp_sessions import SessionLimits, SessionTable
 from runvil._faces.wiring import ALL_FORMS, MCP_FORMS, Wiring
 from runvil._host import Host, Run, ToolObject
 from runvil.web._fetch.policy import FetchPolicy
+
+if TYPE_CHECKING:
+    from runvil._faces.mcp_http import Audience
 
 __all__ = [
     "ARGUMENT_BUDGET",
@@ -171,9 +177,13 @@ class WebToolServer:
         use_envelope: bool = True,
         policy: FetchPolicy | None = None,
         only: Collection[str] | None = None,
+        session_limits: SessionLimits | None = None,
     ) -> None:
         self.host = host
         self.use_envelope = use_envelope
+        self.session_limits = session_limits if session_limits is not None else SessionLimits()
+        """How many HTTP sessions the server keeps, per peer and in total, and how long idle
+        (:mod:`runvil._faces.mcp_sessions`)."""
         self.tools: dict[str, ToolObject] = {
             t.wire_name: t for t in host.tools.values() if only is None or t.wire_name in only
         }
@@ -274,6 +284,13 @@ class WebToolServer:
             self._session_runs.move_to_end(session_id)
         return run, False
 
+    async def end_session(self, session_id: str) -> None:
+        """End the run of one HTTP session (ended by its client, by the SDK or by the session
+        table): its calls in flight are cancelled and unwound, and what it kept is released."""
+        run = self._session_runs.pop(session_id, None)
+        if run is not None:
+            await run.aclose()
+
     async def aclose(self) -> None:
         """End every session's run, cancelling calls still in flight."""
         runs = [*self._session_runs.values()]
@@ -317,9 +334,8 @@ class WebToolServer:
         warning first.
         """
         import uvicorn
-        from mcp.server.transport_security import TransportSecuritySettings
 
-        from runvil._faces.mcp_http import MAX_CONNECTIONS, MAX_REQUEST_BYTES, Audience, HttpGuard
+        from runvil._faces.mcp_http import MAX_CONNECTIONS, Audience
 
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
@@ -333,16 +349,9 @@ class WebToolServer:
         sock.setblocking(False)
         address, bound = sock.getsockname()[:2]
         shown = f"[{host}]" if ":" in host else host
-        # The SDK's own Host check covers three names on any port; runvil's guard covers every
-        # bind, on the bound port, so the SDK's is turned off rather than run twice.
-        app = self.server.streamable_http_app(
-            host=host,
-            max_request_body_size=MAX_REQUEST_BYTES,
-            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-        )
-        guarded = HttpGuard(app, Audience.for_bind(host, str(address), bound))
+        stack = self.http_stack(host, Audience.for_bind(host, str(address), bound))
         config = uvicorn.Config(
-            guarded, log_level="warning", lifespan="on", timeout_graceful_shutdown=2,
+            stack.app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2,
             backlog=1024, limit_concurrency=MAX_CONNECTIONS,
         )
         server = uvicorn.Server(config)
@@ -354,10 +363,48 @@ class WebToolServer:
                     file=sys.stderr, flush=True,
                 )
             print(f"runvil mcp: serving http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
+        sweeper = asyncio.ensure_future(stack.table.sweep_forever())
         try:
             await server.serve(sockets=[sock])
         finally:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
             sock.close()
+
+    def http_stack(
+        self, host: str, audience: Audience, *, clock: Callable[[], float] = time.monotonic
+    ) -> HttpStack:
+        """The ASGI app ``run_http`` serves: the Host/Origin and body guard, then the session
+        table, then the SDK's streamable HTTP app (whose lifespan runs its session manager)."""
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        from runvil._faces.mcp_http import MAX_REQUEST_BYTES, HttpGuard
+
+        # The SDK's own Host check covers three names on any port; runvil's guard covers every
+        # bind, on the bound port, so the SDK's is turned off rather than run twice.
+        # The session table ends idle sessions (on its own clock, with their runs), so the
+        # SDK's own idle limit, which would end a session without a word to the table, is off;
+        # its session cap stays, far above the table's, as a second wall.
+        sdk = self.server.streamable_http_app(
+            host=host,
+            max_request_body_size=MAX_REQUEST_BYTES,
+            session_idle_timeout=None,
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        )
+        table = SessionTable(sdk, self.session_limits, end_run=self.end_session, clock=clock)
+        return HttpStack(HttpGuard(table, audience), table, sdk)
+
+
+@dataclass(frozen=True)
+class HttpStack:
+    """What ``runvil mcp --http`` serves, by layer."""
+
+    app: Any
+    """The outermost ASGI app (the guard)."""
+    table: SessionTable
+    sdk: Any
+    """The SDK's Starlette app; its lifespan runs the session manager."""
 
 
 def _offers_start_index(tool: ToolObject | None) -> bool:
@@ -498,6 +545,16 @@ def served_names(
     return frozenset(names)
 
 
+def session_limits(config: Config) -> SessionLimits:
+    """The HTTP session limits the configuration sets (``[mcp]``), the defaults elsewhere."""
+    default = SessionLimits()
+    return SessionLimits(
+        total=config.mcp_max_sessions or default.total,
+        per_peer=config.mcp_sessions_per_peer or default.per_peer,
+        idle=config.mcp_session_idle_timeout or default.idle,
+    )
+
+
 async def serve(wiring: Wiring, *, http: tuple[str, int] | None = None) -> None:
     """``runvil mcp``: serve the configured web tools, and the installed Packs' tools it is told
     to, over stdio or streamable HTTP. Every tool goes through the same Host run, so envelope,
@@ -522,7 +579,8 @@ async def serve(wiring: Wiring, *, http: tuple[str, int] | None = None) -> None:
                       file=sys.stderr, flush=True)
         only = served_names(host, config, tools, chosen)
         server = WebToolServer(
-            host, use_envelope=config.envelope, policy=wiring.face_policy, only=only
+            host, use_envelope=config.envelope, policy=wiring.face_policy, only=only,
+            session_limits=session_limits(config),
         )
         try:
             if http is None:

@@ -4,7 +4,6 @@ the page each run keeps, so reading on reads the same text without a new fetch."
 from __future__ import annotations
 
 import gc
-import time
 from typing import Any
 
 import pytest
@@ -13,7 +12,7 @@ from aiohttp import web
 from runvil import Host, ToolError, ToolErrorKind
 from runvil._tools import RunScope
 from runvil.web import FetchPolicy, WebFetch
-from runvil.web._fetch import continuation
+from runvil.web._fetch import continuation, reading
 from runvil.web._fetch.extract import render_html
 from runvil.web._fetch.runstore import RunStore
 from tests.fixtures.internet import FakeInternet
@@ -148,8 +147,14 @@ async def test_a_page_no_longer_kept_is_fetched_again(
     page = Counter("x" * 100)
     await site({"/p": page.handle})
     fetch = make_fetch(ON)
-    now = [time.monotonic()]  # the store's records are in clock order: start from now
-    monkeypatch.setattr(continuation.PAGES, "_clock", lambda: now[0])
+    # A store of this test's own, on a clock of its own: nothing another test (or a render
+    # thread it left behind) put can stand in the way, and the time is exact.
+    now = [1000.0]
+    store: RunStore[continuation.Held] = RunStore(
+        budget=continuation.PAGE_BUDGET, max_entries=continuation.PAGE_ENTRIES,
+        max_age=continuation.PAGE_MAX_AGE, clock=lambda: now[0],
+    )
+    monkeypatch.setattr(reading, "PAGES", store)
     url = "https://example.com/p"
     await fetch.call({"url": url, "max_chars": 10})
     await fetch.call({"url": url, "start_index": 10, "max_chars": 10})
@@ -157,6 +162,107 @@ async def test_a_page_no_longer_kept_is_fetched_again(
     now[0] += continuation.PAGE_MAX_AGE  # ten minutes later: no longer served
     await fetch.call({"url": url, "start_index": 20, "max_chars": 10})
     assert page.requests == 2
+
+
+Clocked = tuple[RunStore[continuation.Held], list[float]]
+
+
+@pytest.fixture
+def clocked_store(monkeypatch: pytest.MonkeyPatch) -> Clocked:
+    """The page store of this test alone, on a clock the test moves (no sleeps)."""
+    now = [1000.0]
+    store: RunStore[continuation.Held] = RunStore(
+        budget=continuation.PAGE_BUDGET, max_entries=continuation.PAGE_ENTRIES,
+        max_age=continuation.PAGE_MAX_AGE, clock=lambda: now[0],
+    )
+    monkeypatch.setattr(reading, "PAGES", store)
+    return store, now
+
+
+async def test_reading_on_in_a_page_that_changed_is_refused_not_spliced(
+    make_fetch: FetchFactory, site: SiteFactory,
+    clocked_store: Clocked,
+) -> None:
+    """The page expires from the store, changes, and the model reads on: the second half of
+    the new version would follow the first half of the old one, so the call says so instead."""
+    store, now = clocked_store
+    page = Counter("A" * 50 + "B" * 50)
+    await site({"/news": page.handle})
+    fetch = make_fetch(ON)
+    url = "https://example.com/news"
+    head = await fetch.call({"url": url, "max_chars": 60})
+    assert split(head)[0][1:3] == ["truncated: true", "next_start_index: 60"]
+    now[0] += continuation.PAGE_MAX_AGE  # no longer kept; what the run saw is still known
+    page.body = "C" * 100
+    refused = await fetch.call({"url": url, "start_index": 60})
+    assert refused == (
+        "the page at https://example.com/news has changed since it was first read; its text "
+        "from start_index 60 would not continue what was read before; fetch it again without "
+        "start_index to read the current version from its start"
+    )
+    assert refused == reading.page_changed("https://example.com/news", 60)
+    assert len(store) == 0  # the new version is not kept by a refused call
+    again = await fetch.call({"url": url, "max_chars": 60})  # read from the start: kept
+    rest = await fetch.call({"url": url, "start_index": 60})
+    assert split(again)[1] + split(rest)[1] == "C" * 100
+    assert page.requests == 3
+
+
+async def test_reading_on_in_an_unchanged_page_fetched_again_is_exact(
+    make_fetch: FetchFactory, site: SiteFactory,
+    clocked_store: Clocked,
+) -> None:
+    store, now = clocked_store
+    page = Counter(LONG_TEXT)
+    await site({"/long.txt": page.handle})
+    fetch = make_fetch(ON)
+    url = "https://example.com/long.txt"
+    await fetch.call({"url": url})
+    now[0] += continuation.PAGE_MAX_AGE
+    second = await fetch.call({"url": url, "start_index": 40_000})
+    assert second == (
+        f"url: {url}\ntruncated: true\nnext_start_index: 80000\nextraction: plain\n\n"
+        + LONG_TEXT[40_000:80_000]
+    )
+    assert page.requests == 2 and len(store) == 1
+
+
+async def test_a_start_index_in_a_page_never_read_in_the_run_is_served(
+    make_fetch: FetchFactory, site: SiteFactory,
+    clocked_store: Clocked,
+) -> None:
+    """Nothing to compare with (a sessionless request, another run's next_start_index): the
+    slice is served as before."""
+    await site({"/t": Counter("0123456789").handle})
+    fetch = make_fetch(ON)
+    url = "https://example.com/t"
+    assert await fetch.call({"url": url, "start_index": 4}) == expect_page(url, "456789")
+
+
+async def test_a_page_evicted_from_one_run_by_another_is_impossible_within_its_share(
+    internet: FakeInternet, site: SiteFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run A reads page after page through a small store; run B's one page stays kept."""
+    pages = {f"/p{i}": Counter(f"{i:02d}" * 400) for i in range(12)}
+    await site({path: page.handle for path, page in pages.items()})
+    store: RunStore[continuation.Held] = RunStore(budget=12_000, max_entries=64, max_age=600)
+    monkeypatch.setattr(reading, "PAGES", store)
+    host = Host(network=internet.network(), fetch_policy=ON, search_provider=NoSearch())
+    async with host, host.run() as a, host.run() as b:
+        await b.call("web/fetch", {"url": "https://example.com/p0", "max_chars": 10},
+                     envelope=False)
+        for i in range(1, 12):
+            await a.call("web/fetch", {"url": f"https://example.com/p{i}"}, envelope=False)
+            assert store.size <= store.budget
+        assert store.run_size(b.scope) > 0
+        await b.call("web/fetch", {"url": "https://example.com/p0", "start_index": 10},
+                     envelope=False)
+        assert pages["/p0"].requests == 1  # read on from the page B kept
+        assert store.run_size(a.scope) <= store.budget // 2
+        await a.aclose()
+        assert store.run_size(a.scope) == 0
+        await b.aclose()
+        assert (store.size, len(store), store.prints) == (0, 0, 0)
 
 
 async def test_raw_and_the_article_are_kept_apart(
@@ -329,8 +435,7 @@ async def test_a_run_that_ends_leaves_nothing_kept(
         await run.call("web/fetch", {"url": "https://example.com/p"})
         assert continuation.PAGES.size > before
         await run.aclose()
-        continuation.PAGES.get(RunScope(), "tidy")  # the store's next operation drops the run
-        assert continuation.PAGES.size == before
+        assert continuation.PAGES.size == before  # at once, without another operation
 
 
 # -- the store's bounds --------------------------------------------------------------------------

@@ -40,8 +40,9 @@ from runvil.web._fetch.http import Page
 from runvil.web._fetch.pdf import convert_pdf
 from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.robots import robots_check
+from runvil.web._fetch.runstore import fingerprint_text
 
-__all__ = ["Reading", "reading_for"]
+__all__ = ["Reading", "page_changed", "reading_for"]
 
 
 def reading_for(policy: FetchPolicy) -> Reading | None:
@@ -99,7 +100,7 @@ class Reading:
         )
         if isinstance(held, str):
             return held
-        return self._answer(held, request)
+        return self._answer(held, request, page.target.display)
 
     def _render_whole(
         self, page: Page, request: FetchRequest, deadline: float | None = None
@@ -107,11 +108,31 @@ class Reading:
         held = hold_page(page, request.raw, self.limit, deadline)
         if isinstance(held, str):
             return held
-        return self._answer(held, request)
+        return self._answer(held, request, page.target.display)
 
-    def _answer(self, held: Held, request: FetchRequest) -> str:
-        """Keep ``held`` for the run (under continuation) and return the slice asked for."""
+    def _answer(self, held: Held, request: FetchRequest, display: str) -> str:
+        """Keep ``held`` for the run (under continuation) and return the slice asked for; or,
+        reading on (``start_index`` > 0) in a page the run read before and no longer keeps,
+        the soft text :func:`page_changed` when the page fetched again is not the one read."""
         continuation = self.policy.continuation
         if continuation:
-            PAGES.put(self.run_scope(), (held.href, request.raw), held, held_size(held))
+            scope = self.run_scope()
+            key = (held.href, request.raw)
+            seen = fingerprint_text(held.text)
+            if request.start_index > 0:
+                before = PAGES.fingerprint(scope, key)
+                if before is not None and before != seen:
+                    return page_changed(display, request.start_index)
+            PAGES.put(scope, key, held, held_size(held), seen)
         return result_text(held, request.start_index, request.max_chars, continuation=continuation)
+
+
+def page_changed(display: str, start_index: int) -> str:
+    """The soft failure of reading on in a page that changed since the run read it: the text
+    from ``start_index`` of the new version would not continue the old one. The new version is
+    not kept; a call without ``start_index`` reads it (and keeps it) from its start."""
+    return (
+        f"the page at {display} has changed since it was first read; its text from start_index "
+        f"{start_index} would not continue what was read before; fetch it again without "
+        "start_index to read the current version from its start"
+    )

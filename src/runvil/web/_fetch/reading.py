@@ -60,6 +60,8 @@ class Reading:
         self.scope = RunScope()
         """The run of calls made outside any Host run: the tool's own life."""
         self.limit = hold_limit(policy)
+        self.pages = policy.page_store if policy.page_store is not None else PAGES
+        """The store of the run's pages: the process's own, or one shared by replicas."""
         self.render: Callable[[Page, FetchRequest, float | None], str] | None = (
             self._render_whole if policy.continuation else None
         )
@@ -72,7 +74,7 @@ class Reading:
         """The result text from the page this run keeps for ``target``, if it keeps one."""
         if not self.policy.continuation:
             return None
-        held = PAGES.get(self.run_scope(), (target.href, request.raw))
+        held = self.pages.get(self.run_scope(), (target.href, request.raw))
         if held is None:
             return None
         return result_text(held, request.start_index, request.max_chars, continuation=True)
@@ -120,10 +122,10 @@ class Reading:
             key = (held.href, request.raw)
             seen = fingerprint_text(held.text)
             if request.start_index > 0:
-                before = PAGES.fingerprint(scope, key)
+                before = self.pages.fingerprint(scope, key)
                 if before is not None and before != seen:
                     return page_changed(display, request.start_index)
-            PAGES.put(scope, key, held, held_size(held), seen)
+            self.pages.put(scope, key, held, held_size(held), seen)
         return result_text(held, request.start_index, request.max_chars, continuation=continuation)
 
 

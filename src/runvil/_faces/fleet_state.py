@@ -79,15 +79,20 @@ class SharedState:
     def __init__(self, url: str, *, on_error: Callable[[], None] | None = None) -> None:
         import redis
         import redis.asyncio
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
 
         self.url = url
         self.sync: redis.Redis = redis.Redis.from_url(
             url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT,
             health_check_interval=0,
         )
+        # One retry on a broken connection (Redis restarted since it was pooled), as the
+        # blocking client does by default.
         self.aio: redis.asyncio.Redis = redis.asyncio.Redis.from_url(
             url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT,
-            health_check_interval=0,
+            health_check_interval=0, retry=Retry(NoBackoff(), 1),
+            retry_on_error=[redis.ConnectionError],
         )
         self.on_error = on_error
         self._down_until = 0.0

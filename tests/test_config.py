@@ -299,7 +299,7 @@ def test_tables_of_the_user_s_own_keys_take_any_key(tmp_path: Path) -> None:
          "RUNVIL_MCP_SESSION_IDLE_TIMEOUT, RUNVIL_MCP_STATE, RUNVIL_MCP_TOOLS, "
          "RUNVIL_MODEL_{ROLE}, "
          "RUNVIL_SEARCH_GATEWAY_KEY, RUNVIL_SEARCH_GATEWAY_URL, RUNVIL_SEARCH_PROVIDER, "
-         "RUNVIL_SEARCH_PROXY, RUNVIL_SEARXNG_ALLOW_PRIVATE, RUNVIL_WEB"),
+         "RUNVIL_SEARCH_PROXY, RUNVIL_SEARCH_RATE, RUNVIL_SEARXNG_ALLOW_PRIVATE, RUNVIL_WEB"),
     ],
 )
 def test_unknown_runvil_variables_are_refused(

@@ -60,6 +60,7 @@ ROWS = [
     Row("mcp.max_sessions", "10", "20", 30, 10, 20, 30),
     Row("mcp.sessions_per_peer", "4", "5", 6, 4, 5, 6),
     Row("mcp.session_idle_timeout", "30", "45.5", 60.0, 30.0, 45.5, 60.0),
+    Row("search.rate", "2", "0.5", None, 2.0, 0.5),
     Row("mcp.state", '"redis://file.example:6379/0"', "redis://env.example:6379/1",
         "redis://flag.example:6380/2", "redis://file.example:6379/0",
         "redis://env.example:6379/1", "redis://flag.example:6380/2"),

@@ -21,6 +21,7 @@ from runvil import unwrap
 from runvil._faces.fleet_state import STATE_DOWN
 from tests.faces_helpers import (
     child_env,
+    gateway_app,
     hello_text,
     serve_gateway,
     site_app,
@@ -48,10 +49,25 @@ class Fleet:
     balancer: Balancer
     env: dict[str, str]
     hits: dict[str, int]
+    searches: list[float]
+    """When each search reached the vendor (the loop's clock)."""
 
     @property
     def mcp(self) -> str:
         return self.balancer.url + "/mcp"
+
+
+def counted_gateway(arrivals: list[float]) -> web.Application:
+    """The Gateway, noting when each search arrives."""
+
+    @web.middleware
+    async def note(request: web.Request, handler: object) -> web.StreamResponse:
+        arrivals.append(asyncio.get_running_loop().time())
+        return await handler(request)  # type: ignore[operator,no-any-return]
+
+    app = gateway_app()
+    app.middlewares.append(note)
+    return app
 
 
 def site_with_long_page(hits: dict[str, int]) -> web.Application:
@@ -71,19 +87,20 @@ async def fleet(
     redis_server: RedisServer,
 ) -> AsyncIterator[Fleet]:
     """Three replicas (or as many as the test's parameter says) behind the balancer."""
-    size = getattr(request, "param", 3)
+    size, extra = getattr(request, "param", (3, {}))
     hits: dict[str, int] = {}
+    arrivals: list[float] = []
     await internet.serve(site_with_long_page(hits))
-    await serve_gateway(internet)
+    await serve_gateway(internet, counted_gateway(arrivals))
     seam = write_seam(internet, tmp_path, {"timeout": 3.0, "connect_timeout": 1.0})
-    env = child_env(seam, tmp_path, RUNVIL_MCP_STATE=redis_server.url)
+    env = child_env(seam, tmp_path, RUNVIL_MCP_STATE=redis_server.url, **extra)
     started = await asyncio.gather(*(start_mcp_http(env) for _ in range(size)))
     replicas = [proc for proc, _ in started]
     urls = [url for _, url in started]
     balancer = Balancer([url.removeprefix("http://").removesuffix("/mcp") for url in urls])
     await balancer.start()
     try:
-        yield Fleet(replicas, urls, balancer, env, hits)
+        yield Fleet(replicas, urls, balancer, env, hits, arrivals)
     finally:
         await balancer.stop()
         await asyncio.gather(*(stop(proc) for proc in replicas))
@@ -243,7 +260,7 @@ def rpc(method: str, params: dict[str, object], ident: int = 1) -> str:
     return json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
 
 
-@pytest.mark.parametrize("fleet", [1], indirect=True)
+@pytest.mark.parametrize("fleet", [(1, {})], indirect=True)
 async def test_sigterm_lets_the_call_in_flight_finish(fleet: Fleet) -> None:
     proc, url = fleet.replicas[0], fleet.urls[0]
     async with httpx.AsyncClient(timeout=30) as http:
@@ -271,3 +288,20 @@ async def test_sigterm_lets_the_call_in_flight_finish(fleet: Fleet) -> None:
         "a different URL"
     )
     assert code == -signal.SIGTERM  # uvicorn ends by raising the signal it caught
+
+
+@pytest.mark.parametrize("fleet", [(3, {"RUNVIL_SEARCH_RATE": "2"})], indirect=True)
+async def test_the_search_rate_and_memo_hold_for_the_fleet(fleet: Fleet) -> None:
+    async with Client(fleet.mcp, mode="legacy", cache=None) as client:
+        found = await asyncio.gather(*(
+            client.call_tool("web_search", {"query": f"q{i}"}) for i in range(6)
+        ))
+    async with Client(fleet.mcp, mode="legacy", cache=None) as other:
+        again = [await other.call_tool("web_search", {"query": "q0"}) for _ in range(3)]
+    assert all(not r.is_error for r in found + again)
+    assert {nonce_and_text(r)[1] for r in again} == {nonce_and_text(found[0])[1]}
+    assert len(fleet.searches) == 6, "the repeated search came from the shared memo"
+    # Two a second for the three replicas together: six searches at once are spread over
+    # at least 2.5 seconds (2.0 allowing for the first one's own delay), where without the
+    # rate they would all arrive at once.
+    assert fleet.searches[-1] - fleet.searches[0] >= 2.0

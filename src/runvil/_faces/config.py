@@ -138,6 +138,22 @@ def _as_idle_seconds(value: Any, where: str) -> float:
     raise ConfigError(f"{where} must be a number of seconds above 0, not {value!r}")
 
 
+def _as_rate(value: Any, where: str) -> float:
+    """Searches per second, above 0 (a number in the file, a decimal number in a variable)."""
+    number: Any = value
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if (
+        isinstance(number, int | float) and not isinstance(number, bool)
+        and 0 < number < float("inf")
+    ):
+        return float(number)
+    raise ConfigError(f"{where} must be a number of searches per second above 0, not {value!r}")
+
+
 def _as_state(value: Any, where: str) -> str:
     """Where a fleet of ``runvil mcp --http`` replicas keeps what they share: a
     ``redis://[:PASSWORD@]HOST:PORT/DB`` (or ``rediss://``) URL. The message never quotes the
@@ -326,6 +342,7 @@ SETTINGS: tuple[Setting, ...] = (
         "fetch.proxy", ("RUNVIL_FETCH_PROXY",), _as_proxy, None, policy="proxy",
     ),
     Setting("search.proxy", ("RUNVIL_SEARCH_PROXY",), _as_proxy, None),
+    Setting("search.rate", ("RUNVIL_SEARCH_RATE",), _as_rate, None),
     Setting(
         "fetch.ca_bundle", ("RUNVIL_FETCH_CA_BUNDLE",), _as_ca_bundle, None,
         flag="ca_bundle", option="--ca-bundle", policy="ca_bundle", metavar="FILE",
@@ -449,6 +466,9 @@ class Config:
     """``[mcp] session_idle_timeout``: seconds idle before a session ends (``None``: 600)."""
     mcp_state: str | None = field(default=None, repr=False)
     """``[mcp] state``: the Redis URL replicas share their state in (``None``: in-process)."""
+    search_rate: float | None = None
+    """``[search] rate``: vendor requests per second at most, for the process or, with
+    ``[mcp] state``, for the whole fleet (``None``: no limit of runvil's own)."""
     search_proxy: str | None = None
     """``[search] proxy`` (``None``: direct, or not set; then search takes ``[fetch] proxy``,
     as ``sources`` tells)."""
@@ -814,6 +834,8 @@ def describe(config: Config) -> dict[str, Any]:
         search["allow_private"] = True
     if config.sources.get("search.proxy", "default") != "default":
         search["proxy"] = _shown_proxy(config.search_proxy)
+    if config.search_rate is not None:
+        search["rate"] = config.search_rate
     providers = {
         name: {"api": p.api, "base_url": p.base_url, "api_key_env": p.api_key_env}
         for name, p in config.providers.items()

@@ -729,6 +729,7 @@ def shared_state(wiring: Wiring, url: str, metrics: CallMetrics | None) -> Fleet
 
     state = SharedState(url, on_error=metrics.redis_error if metrics is not None else None)
     store = page_store(state)
+    wiring.shared_state = state  # the search rate and memo: the fleet's
     wiring.face_policy = dataclasses.replace(wiring.face_policy, page_store=store)
     return Fleet(state, store)
 

@@ -40,7 +40,7 @@ from runvil.web._fetch.http import Page
 from runvil.web._fetch.pdf import convert_pdf
 from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.robots import robots_check
-from runvil.web._fetch.runstore import fingerprint_text
+from runvil.web._fetch.runstore import RunStoreBackend, fingerprint_text
 
 __all__ = ["Reading", "page_changed", "reading_for"]
 
@@ -60,12 +60,17 @@ class Reading:
         self.scope = RunScope()
         """The run of calls made outside any Host run: the tool's own life."""
         self.limit = hold_limit(policy)
-        self.pages = policy.page_store if policy.page_store is not None else PAGES
-        """The store of the run's pages: the process's own, or one shared by replicas."""
         self.render: Callable[[Page, FetchRequest, float | None], str] | None = (
             self._render_whole if policy.continuation else None
         )
         """Renders a non-PDF page under continuation; None when the seeds' rendering applies."""
+
+    @property
+    def pages(self) -> RunStoreBackend[Held]:
+        """The store of the run's pages: the policy's (one replicas share), else the process's
+        own, :data:`~runvil.web._fetch.continuation.PAGES`, looked up at each call."""
+        store = self.policy.page_store
+        return store if store is not None else PAGES
 
     def run_scope(self) -> RunScope:
         return current_run.get() or self.scope

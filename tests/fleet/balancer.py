@@ -65,8 +65,11 @@ class Balancer:
                     k: v for k, v in upstream.headers.items() if k.lower() not in _HOP
                 })
                 await response.prepare(request)
-                async for chunk in upstream.content.iter_any():
-                    await response.write(chunk)
-                await response.write_eof()
+                try:
+                    async for chunk in upstream.content.iter_any():
+                        await response.write(chunk)
+                    await response.write_eof()
+                except (ConnectionResetError, aiohttp.ClientConnectionError):
+                    pass  # the client went away (or the replica did): nothing left to relay
                 return response
         return web.Response(status=502, text="no replica answered")

@@ -138,6 +138,43 @@ def _as_idle_seconds(value: Any, where: str) -> float:
     raise ConfigError(f"{where} must be a number of seconds above 0, not {value!r}")
 
 
+def _as_rate(value: Any, where: str) -> float:
+    """Searches per second, above 0 (a number in the file, a decimal number in a variable)."""
+    number: Any = value
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if (
+        isinstance(number, int | float) and not isinstance(number, bool)
+        and 0 < number < float("inf")
+    ):
+        return float(number)
+    raise ConfigError(f"{where} must be a number of searches per second above 0, not {value!r}")
+
+
+def _as_state(value: Any, where: str) -> str:
+    """Where a fleet of ``runvil mcp --http`` replicas keeps what they share: a
+    ``redis://[:PASSWORD@]HOST:PORT/DB`` (or ``rediss://``) URL. The message never quotes the
+    value, which may hold a password."""
+    from urllib.parse import urlsplit
+
+    text = value.strip() if isinstance(value, str) else ""
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    db = parts.path.strip("/") if parts is not None else ""
+    if (
+        parts is None or parts.scheme not in ("redis", "rediss") or not parts.hostname
+        or port is None or not (db == "" or db.isdigit()) or parts.query or parts.fragment
+    ):
+        raise ConfigError(f"{where} must be a URL of the form redis://HOST:PORT/DB")
+    return text
+
+
 def _as_str(value: Any, where: str) -> str:
     if isinstance(value, str) and value.strip():
         return value.strip()
@@ -307,6 +344,7 @@ SETTINGS: tuple[Setting, ...] = (
         "fetch.proxy", ("RUNVIL_FETCH_PROXY",), _as_proxy, None, policy="proxy",
     ),
     Setting("search.proxy", ("RUNVIL_SEARCH_PROXY",), _as_proxy, None),
+    Setting("search.rate", ("RUNVIL_SEARCH_RATE",), _as_rate, None),
     Setting(
         "fetch.ca_bundle", ("RUNVIL_FETCH_CA_BUNDLE",), _as_ca_bundle, None,
         flag="ca_bundle", option="--ca-bundle", policy="ca_bundle", metavar="FILE",
@@ -341,6 +379,13 @@ SETTINGS: tuple[Setting, ...] = (
         flag="mcp_session_idle_timeout", option="--session-idle-timeout", metavar="SECONDS",
         commands=("mcp", "config"),
         help="Seconds without a request before an HTTP session ends (default: 600).",
+    ),
+    # -- runvil mcp --http as one of a fleet of replicas (docs/deploy.md)
+    Setting(
+        "mcp.state", ("RUNVIL_MCP_STATE",), _as_state, None, flag="mcp_state",
+        option="--state", metavar="redis://HOST:PORT/DB", commands=("mcp", "config"),
+        help="Keep sessions, pages, robots.txt rules, rate limits and the search memo in this "
+        "Redis, shared by every replica (default: in this process).",
     ),
     # -- reading more (docs/fetch.md, "Reading more"). A policy row's non-None default is what
     # the model-facing faces (runvil fetch, runvil mcp) use when it is not set; runvil run keeps
@@ -430,6 +475,11 @@ class Config:
     """``[mcp] sessions_per_peer``: per client address (``None``: the default, 256)."""
     mcp_session_idle_timeout: float | None = None
     """``[mcp] session_idle_timeout``: seconds idle before a session ends (``None``: 600)."""
+    mcp_state: str | None = field(default=None, repr=False)
+    """``[mcp] state``: the Redis URL replicas share their state in (``None``: in-process)."""
+    search_rate: float | None = None
+    """``[search] rate``: vendor requests per second at most, for the process or, with
+    ``[mcp] state``, for the whole fleet (``None``: no limit of runvil's own)."""
     search_proxy: str | None = None
     """``[search] proxy`` (``None``: direct, or not set; then search takes ``[fetch] proxy``,
     as ``sources`` tells)."""
@@ -452,6 +502,18 @@ def _shown_proxy(value: str | None) -> str:
     from runvil.web._fetch.settings import shown_proxy
 
     return shown_proxy(value) or "none"
+
+
+def shown_state(url: str) -> str:
+    """A ``[mcp] state`` URL as ``runvil config`` shows it: a password masked."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    netloc = f"{user}:********@{parts.hostname}:{parts.port}"
+    return parts._replace(netloc=netloc).geturl()
 
 
 def masked(secret: str | None) -> str | None:
@@ -783,6 +845,8 @@ def describe(config: Config) -> dict[str, Any]:
         search["allow_private"] = True
     if config.sources.get("search.proxy", "default") != "default":
         search["proxy"] = _shown_proxy(config.search_proxy)
+    if config.search_rate is not None:
+        search["rate"] = config.search_rate
     providers = {
         name: {"api": p.api, "base_url": p.base_url, "api_key_env": p.api_key_env}
         for name, p in config.providers.items()
@@ -814,6 +878,8 @@ def describe(config: Config) -> dict[str, Any]:
         value = getattr(config, f"mcp_{key}")
         if value is not None:
             mcp[key] = value
+    if config.mcp_state is not None:
+        mcp["state"] = shown_state(config.mcp_state)
     if mcp:
         described["mcp"] = mcp
     if config.packs:

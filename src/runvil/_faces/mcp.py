@@ -61,6 +61,8 @@ from runvil._host import Host, Run, ToolObject
 from runvil.web._fetch.policy import FetchPolicy
 
 if TYPE_CHECKING:
+    from runvil._faces.fleet_ops import CallMetrics, Operations
+    from runvil._faces.fleet_state import RedisRunStore, SharedState
     from runvil._faces.mcp_http import Audience
 
 __all__ = [
@@ -178,8 +180,14 @@ class WebToolServer:
         policy: FetchPolicy | None = None,
         only: Collection[str] | None = None,
         session_limits: SessionLimits | None = None,
+        fleet: Fleet | None = None,
+        metrics: CallMetrics | None = None,
     ) -> None:
         self.host = host
+        self.fleet = fleet
+        """The shared state of a fleet of replicas (``--state``), or None: in this process."""
+        self.metrics = metrics
+        """Where each call is counted (``/metrics``), or None."""
         self.use_envelope = use_envelope
         self.session_limits = session_limits if session_limits is not None else SessionLimits()
         """How many HTTP sessions the server keeps, per peer and in total, and how long idle
@@ -200,6 +208,8 @@ class WebToolServer:
         self._session_runs: OrderedDict[str, Run] = OrderedDict()
         self._calls = 0
         self._argument_chars = 0
+        self.operations: Operations | None = None
+        """The health, readiness and metrics layer of the HTTP face, once built."""
         self.server: Server[Any] = Server(
             "runvil",
             version=__version__,
@@ -232,6 +242,20 @@ class WebToolServer:
         tool = self.tools.get(params.name)
         if tool is None:
             raise MCPError(INVALID_PARAMS, f"unknown tool: {params.name}")
+        if self.metrics is None:
+            return await self._answer_call(ctx, tool, params)
+        started = time.monotonic()
+        outcome = "error"
+        try:
+            result = await self._answer_call(ctx, tool, params)
+            outcome = _outcome(result)
+            return result
+        finally:
+            self.metrics.observe(tool.wire_name, outcome, time.monotonic() - started)
+
+    async def _answer_call(
+        self, ctx: ServerRequestContext[Any], tool: ToolObject, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         args = dict(params.arguments or {})
         size = argument_size(args)
         if self._calls >= MAX_CALLS_IN_FLIGHT:
@@ -241,7 +265,10 @@ class WebToolServer:
         self._calls += 1
         self._argument_chars += size
         try:
-            run, ephemeral = self._run_for(ctx)
+            try:
+                run, ephemeral = self._run_for(ctx)
+            except ToolError as err:  # a fleet's shared state is unreachable
+                return _error_result(err.message)
             try:
                 text = await run.call(tool, args, envelope=self.use_envelope)
             except ToolError as err:
@@ -264,6 +291,8 @@ class WebToolServer:
             if self._process_run is None:
                 self._process_run = self.host.run()
             return self._process_run, False
+        if self.fleet is not None:
+            return self._fleet_run_for(request)
         headers = getattr(request, "headers", None)
         session_id = headers.get("mcp-session-id") if headers is not None else None
         version = headers.get("mcp-protocol-version") if headers is not None else None
@@ -272,17 +301,46 @@ class WebToolServer:
             # Mcp-Session-Id, so the header is only the client's word, and another session's
             # id must not lend this request that session's run (nor grow the table).
             return self.host.run(), True
+        return self._session_run(session_id, None), False
+
+    def _fleet_run_for(self, request: Any) -> tuple[Run, bool]:
+        """A fleet's run for a request: the session the fleet's session layer checked in Redis
+        (:mod:`runvil._faces.fleet_sessions`), with the session's nonce and its pages under the
+        session's key, on whichever replica the request landed; else a run of its own."""
+        from runvil._faces.fleet_sessions import SESSION_KEY, STATE_DOWN_KEY
+        from runvil._faces.fleet_state import StateUnavailable
+
+        scope = getattr(request, "scope", {})
+        if scope.get(STATE_DOWN_KEY):
+            raise StateUnavailable()
+        checked = scope.get(SESSION_KEY)
+        if checked is None:
+            return self.host.run(), True
+        session_id, nonce = checked
+        return self._session_run(session_id, nonce), False
+
+    def _session_run(self, session_id: str, nonce: str | None) -> Run:
+        """The run of session ``session_id`` in this process, started on its first call (with
+        ``nonce``, a fleet's session nonce, or a fresh one)."""
         run = self._session_runs.get(session_id)
+        if run is not None and nonce is not None and run.nonce != nonce:
+            # The fleet ended this session and opened another with the same id: never the old
+            # run (nor its nonce).
+            del self._session_runs[session_id]
+            _close_later(run)
+            run = None
         if run is None:
-            run = self._session_runs[session_id] = self.host.run()
+            run = self._session_runs[session_id] = self.host.run(nonce=nonce)
+            if self.fleet is not None:
+                from runvil._faces.fleet_state import run_key
+
+                self.fleet.store.bind(run.scope, run_key(session_id))
             if len(self._session_runs) > _MAX_SESSIONS:
                 _, oldest = self._session_runs.popitem(last=False)
-                closing = asyncio.ensure_future(oldest.aclose())
-                _background.add(closing)
-                closing.add_done_callback(_background.discard)
+                _close_later(oldest)
         else:
             self._session_runs.move_to_end(session_id)
-        return run, False
+        return run
 
     async def end_session(self, session_id: str) -> None:
         """End the run of one HTTP session (ended by its client, by the SDK or by the session
@@ -351,10 +409,11 @@ class WebToolServer:
         shown = f"[{host}]" if ":" in host else host
         stack = self.http_stack(host, Audience.for_bind(host, str(address), bound))
         config = uvicorn.Config(
-            stack.app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2,
+            stack.app, log_level="warning", lifespan="on",
+            timeout_graceful_shutdown=2 if self.fleet is None else self.fleet.drain,
             backlog=1024, limit_concurrency=MAX_CONNECTIONS,
         )
-        server = uvicorn.Server(config)
+        server = _DrainingServer(config, self.operations)
         if announce:
             if not _is_loopback(str(address)):
                 print(
@@ -363,13 +422,16 @@ class WebToolServer:
                     file=sys.stderr, flush=True,
                 )
             print(f"runvil mcp: serving http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
-        sweeper = asyncio.ensure_future(stack.table.sweep_forever())
+        sweeper = (
+            asyncio.ensure_future(stack.table.sweep_forever()) if stack.table is not None else None
+        )
         try:
             await server.serve(sockets=[sock])
         finally:
-            sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweeper
+            if sweeper is not None:
+                sweeper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await sweeper
             sock.close()
 
     def http_stack(
@@ -379,21 +441,44 @@ class WebToolServer:
         table, then the SDK's streamable HTTP app (whose lifespan runs its session manager)."""
         from mcp.server.transport_security import TransportSecuritySettings
 
-        from runvil._faces.mcp_http import MAX_REQUEST_BYTES, HttpGuard
-
         # The SDK's own Host check covers three names on any port; runvil's guard covers every
         # bind, on the bound port, so the SDK's is turned off rather than run twice.
         # The session table ends idle sessions (on its own clock, with their runs), so the
         # SDK's own idle limit, which would end a session without a word to the table, is off;
         # its session cap stays, far above the table's, as a second wall.
+        # A fleet's replicas serve every request sessionless, and keep the sessions in Redis
+        # (runvil._faces.fleet_sessions), so any replica can answer any request; they answer
+        # in plain JSON rather than an event stream, which a SIGTERM would cut (the streams end
+        # at the shutdown signal), so a call in flight finishes while the replica drains.
+        from runvil._faces.fleet_ops import Operations
+        from runvil._faces.mcp_http import MAX_REQUEST_BYTES, HttpGuard
+
         sdk = self.server.streamable_http_app(
             host=host,
             max_request_body_size=MAX_REQUEST_BYTES,
             session_idle_timeout=None,
+            stateless_http=self.fleet is not None,
+            json_response=self.fleet is not None,
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
-        table = SessionTable(sdk, self.session_limits, end_run=self.end_session, clock=clock)
-        return HttpStack(HttpGuard(table, audience), table, sdk)
+        table: SessionTable | None = None
+        sessions: Any
+        if self.fleet is None:
+            table = sessions = SessionTable(
+                sdk, self.session_limits, end_run=self.end_session, clock=clock
+            )
+        else:
+            from runvil._faces.fleet_sessions import FleetSessions
+
+            sessions = FleetSessions(
+                sdk, self.fleet.state, self.fleet.store, self.session_limits,
+                end_local=self.end_session,
+            )
+        self.operations = Operations(
+            sessions, state=self.fleet.state if self.fleet is not None else None,
+            metrics=self.metrics,
+        )
+        return HttpStack(HttpGuard(self.operations, audience), table, sdk)
 
 
 @dataclass(frozen=True)
@@ -402,9 +487,55 @@ class HttpStack:
 
     app: Any
     """The outermost ASGI app (the guard)."""
-    table: SessionTable
+    table: SessionTable | None
+    """The session table (None for a fleet's replica: its sessions are in Redis)."""
     sdk: Any
     """The SDK's Starlette app; its lifespan runs the session manager."""
+
+
+@dataclass(frozen=True)
+class Fleet:
+    """What a replica of a fleet shares with the others (``--state``, docs/deploy.md)."""
+
+    state: SharedState
+    store: RedisRunStore[Any]
+    drain: int = 25
+    """Seconds a SIGTERM waits for the calls in flight before the process exits."""
+
+
+class _DrainingServer:
+    """uvicorn's server, telling the readiness probe as soon as SIGTERM (or SIGINT) arrives:
+    from then on ``/readyz`` answers 503 while the calls in flight finish."""
+
+    def __new__(cls, config: Any, operations: Operations | None) -> Any:
+        import uvicorn
+
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig: int, frame: Any) -> None:
+                if operations is not None:
+                    operations.draining = True
+                super().handle_exit(sig, frame)
+
+        return Server(config)
+
+
+def _close_later(run: Run) -> None:
+    """End ``run`` in the background (its calls are cancelled), keeping the task referenced."""
+    closing = asyncio.ensure_future(run.aclose())
+    _background.add(closing)
+    closing.add_done_callback(_background.discard)
+
+
+def _outcome(result: types.CallToolResult) -> str:
+    """A call's outcome as the metrics count it."""
+    if not result.is_error:
+        return "ok"
+    text = getattr(result.content[0], "text", "") if result.content else ""
+    if text in (TOO_MANY_CALLS, TOO_MUCH_ARGUMENT_DATA):
+        return "busy"
+    from runvil._faces.fleet_state import STATE_DOWN
+
+    return "state_down" if text == STATE_DOWN else "error"
 
 
 def _offers_start_index(tool: ToolObject | None) -> bool:
@@ -568,6 +699,50 @@ async def serve(wiring: Wiring, *, http: tuple[str, int] | None = None) -> None:
         )
     tools = served_tools(wiring)
     chosen = pack_selection(config)
+    metrics = None
+    fleet: Fleet | None = None
+    if http is not None:
+        from runvil._faces.fleet_ops import call_metrics
+
+        metrics = call_metrics()
+        if config.mcp_state is not None:
+            fleet = shared_state(wiring, config.mcp_state, metrics)
+    elif config.mcp_state is not None:
+        print(
+            "runvil mcp: the shared state (mcp.state) is for runvil mcp --http; "
+            "serving stdio with the state in this process",
+            file=sys.stderr, flush=True,
+        )
+    try:
+        await _serve(wiring, http, tools, chosen, fleet, metrics)
+    finally:
+        if fleet is not None:
+            await fleet.state.aclose()
+
+
+def shared_state(wiring: Wiring, url: str, metrics: CallMetrics | None) -> Fleet:
+    """The fleet a replica joins: the Redis at ``url``, and the fetch policy of the faces
+    keeping its pages there (so continuation reads on through any replica)."""
+    import dataclasses
+
+    from runvil._faces.fleet_state import SharedState, page_store
+
+    state = SharedState(url, on_error=metrics.redis_error if metrics is not None else None)
+    store = page_store(state)
+    wiring.shared_state = state  # the search rate and memo: the fleet's
+    wiring.face_policy = dataclasses.replace(wiring.face_policy, page_store=store)
+    return Fleet(state, store)
+
+
+async def _serve(
+    wiring: Wiring,
+    http: tuple[str, int] | None,
+    tools: tuple[str, ...],
+    chosen: PackSelection,
+    fleet: Fleet | None,
+    metrics: CallMetrics | None,
+) -> None:
+    config = wiring.config
     async with wiring.host(MCP_FORMS, tools=tools, plugins=chosen.plugins) as host:
         pack = host.packs.get("web")
         if pack is not None and pack.reason is not None:
@@ -580,7 +755,7 @@ async def serve(wiring: Wiring, *, http: tuple[str, int] | None = None) -> None:
         only = served_names(host, config, tools, chosen)
         server = WebToolServer(
             host, use_envelope=config.envelope, policy=wiring.face_policy, only=only,
-            session_limits=session_limits(config),
+            session_limits=session_limits(config), fleet=fleet, metrics=metrics,
         )
         try:
             if http is None:

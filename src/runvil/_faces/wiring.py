@@ -85,6 +85,9 @@ class Wiring:
         """The fetch policy of ``runvil fetch`` and ``runvil mcp`` (see the module docstring)."""
         self.approve = approve
         self._provider = provider
+        self.shared_state: Any = None
+        """A fleet's shared state (``runvil mcp --http --state``), set before the Host is built:
+        the search rate and memo are then the fleet's (:mod:`runvil._faces.search_pace`)."""
 
     def search_provider(self) -> SearchProvider | None:
         """The configured search provider (``None`` for ``search.provider = "none"``). A provider
@@ -109,6 +112,11 @@ class Wiring:
                 self._provider = provider_from_settings(settings, network=self.network)
             except ValueError as err:
                 raise ConfigError(f"search provider {settings.provider}: {err}") from None
+            rate = self.config.search_rate
+            if self._provider is not None and (rate is not None or self.shared_state is not None):
+                from runvil._faces.search_pace import PacedSearch
+
+                self._provider = PacedSearch(self._provider, rate=rate, state=self.shared_state)
         provider: SearchProvider | None = self._provider
         return provider
 

@@ -15,7 +15,9 @@ one says why its text is safe to show.
   as the specified text says a non-HTML text body is;
 - :func:`pdf_text`: a converted PDF's pages, each line escaped exactly as a line of page text in
   a rendered page is, under headings this module writes;
-- :func:`cut_text`: the first characters of a text that is already ``PageText``.
+- :func:`cut_text`: the first characters of a text that is already ``PageText``;
+- :func:`restored`: a kept page's text read back from a shared page store (a fleet's Redis),
+  which only ever holds text one of the functions above made.
 
 **The pipeline.** :func:`render_held` turns a fetched body into the text a run may read: the
 charset decoded (WHATWG labels), HTML rendered to markdown (or the page's plain text past the
@@ -42,7 +44,7 @@ from runvil.web._fetch.outcome import FetchOutcome
 
 __all__ = [
     "Held", "PageText", "cut_text", "escape_lines", "page_heading", "pdf_text", "render_held",
-    "rendered", "slice_outcome", "verbatim",
+    "rendered", "restored", "slice_outcome", "verbatim",
 ]
 
 PageText = NewType("PageText", str)
@@ -62,6 +64,12 @@ def verbatim(text: str) -> PageText:
 def cut_text(text: PageText, limit: int) -> PageText:
     """The first ``limit`` characters of ``text``."""
     return PageText(text[:limit])
+
+
+def restored(text: str) -> PageText:
+    """A kept page's text as a shared page store gives it back: the store is written only with
+    :class:`Held` pages, whose text one of this module's functions made."""
+    return PageText(text)
 
 
 def escape_lines(text: str) -> str:

@@ -11,11 +11,16 @@ default.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from runvil._net.hostnames import PrivateHosts
 from runvil._net.hostnames import domain_entry as domain_entry  # the faces read entries here
 from runvil._net.proxy import proxy_setting
 from runvil._net.trust import check_ca_bundle
+
+if TYPE_CHECKING:
+    from runvil.web._fetch.continuation import Held
+    from runvil.web._fetch.runstore import RunStoreBackend
 
 #: What the spec allows under the default policy; not configurable because no Pack may loosen it.
 ALLOWED_SCHEMES: frozenset[str] = frozenset({"https"})
@@ -82,6 +87,9 @@ class FetchPolicy:
     robots: bool = False
     """Before a page, fetch its site's robots.txt (through the same guard) and refuse what it
     disallows for the User-Agent's product token (RFC 9309)."""
+    page_store: RunStoreBackend[Held] | None = field(default=None, repr=False, compare=False)
+    """Where continuation keeps each run's pages: ``None`` is the process's own store; a face
+    running as one of several replicas passes a store they share (docs/deploy.md)."""
 
     # -- pages that JavaScript builds (docs/fetch.md, "Pages that JavaScript builds") ---------
     # Off in the seeds' default policy: with "never" no browser is looked for, imported or started.

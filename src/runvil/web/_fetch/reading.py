@@ -33,7 +33,7 @@ from runvil.web._fetch.pagetext import render_held, slice_outcome
 from runvil.web._fetch.pdf import convert_pdf
 from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.robots import robots_check
-from runvil.web._fetch.runstore import fingerprint_text
+from runvil.web._fetch.runstore import RunStoreBackend, fingerprint_text
 
 __all__ = ["Reading", "page_changed", "reading_for"]
 
@@ -58,6 +58,13 @@ class Reading:
         )
         """Renders a non-PDF page under continuation; None when the seeds' rendering applies."""
 
+    @property
+    def pages(self) -> RunStoreBackend[Held]:
+        """The store of the run's pages: the policy's (one replicas share), else the process's
+        own, :data:`~runvil.web._fetch.continuation.PAGES`, looked up at each call."""
+        store = self.policy.page_store
+        return store if store is not None else PAGES
+
     def run_scope(self) -> RunScope:
         return current_run.get() or self.scope
 
@@ -65,7 +72,7 @@ class Reading:
         """The outcome from the page this run keeps for ``target``, if it keeps one."""
         if not self.policy.continuation:
             return None
-        held = PAGES.get(self.run_scope(), (target.href, request.raw))
+        held = self.pages.get(self.run_scope(), (target.href, request.raw))
         if held is None:
             return None
         return slice_outcome(held, request.start_index, request.max_chars, continuation=True)
@@ -114,10 +121,10 @@ class Reading:
             key = (held.href, request.raw)
             seen = fingerprint_text(held.text)
             if request.start_index > 0:
-                before = PAGES.fingerprint(scope, key)
+                before = self.pages.fingerprint(scope, key)
                 if before is not None and before != seen:
                     return FetchOutcome.soft(page_changed(display, request.start_index))
-            PAGES.put(scope, key, held, held_size(held), seen)
+            self.pages.put(scope, key, held, held_size(held), seen)
         return slice_outcome(
             held, request.start_index, request.max_chars, continuation=continuation
         )

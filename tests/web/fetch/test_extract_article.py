@@ -599,3 +599,50 @@ def test_a_mega_menu_that_outscores_the_article_is_not_the_article() -> None:
     )
     html = page(menu + f"<main><article>{LONG_BODY}</article></main>")
     assert extract(html) == (LONG_ARTICLE, "readability")
+
+
+def portal(article: str) -> str:
+    """A news portal's page: a short article, then many blocks of teasers with prose blurbs."""
+    teasers = "".join(
+        f"<section class='block'><h2>Section {s}</h2>"
+        + "".join(
+            f"<div class='box'><h3><a href='/s/{s}{n}'>Story {s}{n} from the valley</a></h3>"
+            f"<p>A blurb for story {s}{n}, which tells readers about the council meeting, the "
+            "new bridge, the school fete and the weather expected next week.</p></div>"
+            for n in range(4)
+        )
+        + "</section>"
+        for s in range(5)
+    )
+    return (
+        "<nav><a href='/'>Home</a></nav><div class='wrap'><div class='col'>"
+        f"<div class='main'>{article}</div><div class='share'>Share</div></div>"
+        f"<div class='portal'>{teasers}</div></div><footer><p>Copyright</p></footer>"
+    )
+
+
+NEWS_LD = (
+    '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Flood"}</script>'
+)
+
+
+def test_a_short_declared_article_among_a_portals_teasers_comes_back_alone() -> None:
+    # The teasers' blurbs hold ten times the article's prose: the pick grows over them, but
+    # the page declares an article and holds one <article>, which is it.
+    html = page(portal(f"<article><h1>Flood</h1><p>{P1}</p><p>{P2}</p></article>"), NEWS_LD)
+    assert extract(html) == (f"# Flood\n\n{P1}\n\n{P2}", "readability")
+
+
+def test_the_same_portal_without_a_declaration_keeps_its_teasers() -> None:
+    html = page(portal(f"<article><h1>Flood</h1><p>{P1}</p><p>{P2}</p></article>"))
+    text, label = extract(html)
+    assert label == "readability"
+    assert text.startswith(f"# Flood\n\n{P1}")
+    assert "A blurb for story 43" in text
+
+
+def test_a_declared_portal_with_two_articles_keeps_its_teasers() -> None:
+    two = f"<article><p>{P1}</p><p>{P2}</p></article><article><p>{P3}</p><p>{Q1}</p></article>"
+    text, _ = extract(page(portal(two), NEWS_LD))
+    assert "A blurb for story 43" in text
+

@@ -646,3 +646,52 @@ def test_a_declared_portal_with_two_articles_keeps_its_teasers() -> None:
     text, _ = extract(page(portal(two), NEWS_LD))
     assert "A blurb for story 43" in text
 
+
+
+def test_a_documentation_page_drops_its_contents_breadcrumbs_and_previous_next_links() -> None:
+    # A documentation generator's page: breadcrumbs, a table of contents, a side navigation
+    # and previous/next links around the text, named by class words and ARIA labels.
+    contents = "".join(f"<li><a href='#s{n}'>Section {n}</a></li>" for n in range(6))
+    pages = "".join(f"<li><a href='/p{n}'>Page {n}</a></li>" for n in range(10))
+    doc = (
+        "<div class='document'><div class='body' role='main'>"
+        "<div class='breadcrumbs' aria-label='breadcrumbs'><a href='/'>Docs</a> » "
+        "<a href='/guide'>Guide</a> » Floods</div><h1>Floods</h1>"
+        f"<div class='toc'><p class='caption'>Contents</p><ul>{contents}</ul></div>"
+        f"<p>{P1}</p><h2 id='s1'>Pumps</h2><p>{P2}</p><pre><code>pump --start</code></pre>"
+        f"<p>{P3}</p><div class='prev-next' role='navigation' aria-label='footer'>"
+        "<a href='/a' rel='prev'>Previous: Rivers</a> <a href='/c' rel='next'>Next: Repairs</a>"
+        f"</div></div></div><div class='sphinxsidebar'><h3>Navigation</h3><ul>{pages}</ul></div>"
+    )
+    assert extract(page(doc)) == (
+        f"# Floods\n\n{P1}\n\n## Pumps\n\n{P2}\n\n```\npump --start\n```\n\n{P3}",
+        "readability",
+    )
+
+
+def test_a_product_page_keeps_name_price_description_and_specifications() -> None:
+    # A shop platform's product page: the description scores best, but the product's name
+    # and price sit above it and its specification table beside it; the basket form and the
+    # recommendation carousel stay out.
+    specs = (
+        "<table class='specs'><tr><th>Weight</th><td>2.4 kg</td></tr>"
+        "<tr><th>Capacity</th><td>2 people</td></tr></table>"
+    )
+    cards = "".join(
+        f"<div class='product-card'><a href='/p/{n}'>Tent model {n} for two</a>"
+        f"<span class='price'>£{n}9.00</span></div>"
+        for n in range(6)
+    )
+    product = (
+        "<div class='product'><h1 class='product-title'>Ridge Tent</h1>"
+        "<p class='price'>£129.00</p><form class='cart' action='/cart'>"
+        "<button>Add to basket</button></form>"
+        f"<div class='description'><p>{P1}</p><p>{P2}</p></div>{specs}</div>"
+        f"<div class='recommended-products'><h2>You may also like</h2>{cards}</div>"
+    )
+    head = '<script type="application/ld+json">{"@type": "Product", "name": "Ridge Tent"}</script>'
+    assert extract(page(chrome(product), head)) == (
+        f"# Ridge Tent\n\n£129.00\n\n{P1}\n\n{P2}\n\n"
+        "| Weight | 2.4 kg |\n|---|---|\n| Capacity | 2 people |",
+        "readability",
+    )

@@ -102,6 +102,7 @@ _DECLARED_READABLE = 0.2
 _ARTICLE_MIN_SHARE = 0.3
 _ARTICLE_MIN_READABLE_SHARE = 0.7
 _DATED_SHARE = 0.2
+_PRODUCT_LEVELS = 3  # how far up a product page's pick looks for the product's name
 _SHORT_ARTICLE_READABLE = 200  # the least prose of a declared article kept on a large page
 _DATED_READABLE = 0.4
 _DATED_MOST = 3
@@ -256,6 +257,8 @@ def select(document: Document) -> Selection:
         selection = _choose(selection, densest, declared, prose)
         selection.declared = declared is not None
         signals = document.signals
+        if signals.ld_products == 1 or signals.og_type == "product":
+            selection = _with_product_name(selection)
         if declared is None and signals.ld_article and not signals.thread_region:
             article = _one_article(document, excluded, linked)
             if article is not None and _among_teasers(selection, article, prose):
@@ -1002,6 +1005,37 @@ def _declared_body(selection: Selection, ld_article: bool) -> bool:
     if selection.declared:
         return True
     return ld_article and len(selection.roots) == 1 and selection.roots[0].tag == "article"
+
+
+def _with_product_name(selection: Selection) -> Selection:
+    """On a product page, a one-block pick without the page's ``<h1>`` grows to the nearest
+    ancestor, :data:`_PRODUCT_LEVELS` up at most, that holds the ``<h1>`` and under
+    :data:`_AROUND_RATIO` times the pick's text (*shop platforms: the name and price above
+    the description, the specification table beside it*); the basket form, shipping notes
+    and recommendation carousels stay out as furniture or outside it."""
+    if len(selection.roots) != 1 or selection.series:
+        return selection
+    root = selection.roots[0]
+    if _holds_tag(root, "h1"):
+        return selection
+    node = root.parent
+    for _ in range(_PRODUCT_LEVELS):
+        if node is None or node.tag in _NEVER_CANDIDATE or node.chars > _AROUND_RATIO * root.chars:
+            return selection
+        if _holds_tag(node, "h1"):
+            return _single(node, selection.score)
+        node = node.parent
+    return selection
+
+
+def _holds_tag(element: Element, tag: str) -> bool:
+    stack = [element]
+    while stack:
+        node = stack.pop()
+        if node.tag == tag:
+            return True
+        stack.extend(child for child in node.children if type(child) is Element)
+    return False
 
 
 def _one_article(document: Document, excluded: list[bool], linked: list[bool]) -> Element | None:

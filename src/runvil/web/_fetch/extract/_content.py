@@ -35,6 +35,7 @@ from ._dom import ARIA_HIDDEN, DETACHED, FURNITURE, INLINE, Document, Element, i
 from ._names import FURNITURE as NAMED_FURNITURE
 from ._names import SHORT, WEAK, NamePattern, furniture
 from ._signals import body_probes
+from ._tuning import TUNING
 
 PARAGRAPH_MIN_CHARS = 25
 # An element holding more than this share of the page's text is treated as a page wrapper even
@@ -102,8 +103,6 @@ _DECLARED_READABLE = 0.2
 _ARTICLE_MIN_SHARE = 0.3
 _ARTICLE_MIN_READABLE_SHARE = 0.7
 _DATED_SHARE = 0.2
-_PRODUCT_LEVELS = 3  # how far up a product page's pick looks for the product's name
-_SHORT_ARTICLE_READABLE = 200  # the least prose of a declared article kept on a large page
 _DATED_READABLE = 0.4
 _DATED_MOST = 3
 _LANDING_PROSE = 0.25
@@ -944,7 +943,7 @@ def is_article(
     declared = selection.declared or document.signals.declares_article
     if (
         declared
-        and article_readable >= _SHORT_ARTICLE_READABLE
+        and article_readable >= TUNING.short_article_readable
         and _declared_body(selection, document.signals.ld_article)
     ):
         return True  # a short article on a large portal page is still the article
@@ -1009,7 +1008,7 @@ def _declared_body(selection: Selection, ld_article: bool) -> bool:
 
 def _with_product_name(selection: Selection) -> Selection:
     """On a product page, a one-block pick without the page's ``<h1>`` grows to the nearest
-    ancestor, :data:`_PRODUCT_LEVELS` up at most, that holds the ``<h1>`` and under
+    ancestor, ``TUNING.product_levels`` up at most, that holds the ``<h1>`` and under
     :data:`_AROUND_RATIO` times the pick's text (*shop platforms: the name and price above
     the description, the specification table beside it*); the basket form, shipping notes
     and recommendation carousels stay out as furniture or outside it."""
@@ -1019,7 +1018,7 @@ def _with_product_name(selection: Selection) -> Selection:
     if _holds_tag(root, "h1"):
         return selection
     node = root.parent
-    for _ in range(_PRODUCT_LEVELS):
+    for _ in range(TUNING.product_levels):
         if node is None or node.tag in _NEVER_CANDIDATE or node.chars > _AROUND_RATIO * root.chars:
             return selection
         if _holds_tag(node, "h1"):
@@ -1039,7 +1038,7 @@ def _holds_tag(element: Element, tag: str) -> bool:
 
 
 def _one_article(document: Document, excluded: list[bool], linked: list[bool]) -> Element | None:
-    """The page's only ``<article>`` element with :data:`_SHORT_ARTICLE_READABLE` of readable
+    """The page's only ``<article>`` element with ``TUNING.short_article_readable`` of readable
     text (nested ones count as theirs); ``None`` when there is none or several (a listing of
     articles)."""
     found: Element | None = None
@@ -1049,7 +1048,7 @@ def _one_article(document: Document, excluded: list[bool], linked: list[bool]) -
         if found is not None and _contains(found, element):
             continue
         _, readable, _ = _text_in([element], excluded, linked)
-        if readable < _SHORT_ARTICLE_READABLE:
+        if readable < TUNING.short_article_readable:
             continue
         if found is not None:
             return None

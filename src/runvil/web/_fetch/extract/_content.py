@@ -1042,9 +1042,13 @@ def _one_article(document: Document, excluded: list[bool], linked: list[bool]) -
     text (nested ones count as theirs); ``None`` when there is none or several (a listing of
     articles)."""
     found: Element | None = None
+    seen = 0
     for element in document.elements:
         if element.tag != "article" or excluded[element.index]:
             continue
+        seen += 1
+        if seen > TUNING.articles_most:
+            return None  # a page of that many articles is a listing (and each costs a walk)
         if found is not None and _contains(found, element):
             continue
         _, readable, _ = _text_in([element], excluded, linked)

@@ -18,6 +18,9 @@ class Tuning:
     # A declared article (its located body, or the one <article> of a page declaring an
     # article in JSON-LD) with this much readable text is the article, however large the page.
     short_article_readable: int = 200
+    # A page with more <article> elements than this has no one declared article (and looking
+    # at each costs a walk of its text: nested ones would make it quadratic).
+    articles_most: int = 64
     # How far up a product page's pick looks for the block holding the product's name.
     product_levels: int = 3
 

@@ -599,3 +599,99 @@ def test_a_mega_menu_that_outscores_the_article_is_not_the_article() -> None:
     )
     html = page(menu + f"<main><article>{LONG_BODY}</article></main>")
     assert extract(html) == (LONG_ARTICLE, "readability")
+
+
+def portal(article: str) -> str:
+    """A news portal's page: a short article, then many blocks of teasers with prose blurbs."""
+    teasers = "".join(
+        f"<section class='block'><h2>Section {s}</h2>"
+        + "".join(
+            f"<div class='box'><h3><a href='/s/{s}{n}'>Story {s}{n} from the valley</a></h3>"
+            f"<p>A blurb for story {s}{n}, which tells readers about the council meeting, the "
+            "new bridge, the school fete and the weather expected next week.</p></div>"
+            for n in range(4)
+        )
+        + "</section>"
+        for s in range(5)
+    )
+    return (
+        "<nav><a href='/'>Home</a></nav><div class='wrap'><div class='col'>"
+        f"<div class='main'>{article}</div><div class='share'>Share</div></div>"
+        f"<div class='portal'>{teasers}</div></div><footer><p>Copyright</p></footer>"
+    )
+
+
+NEWS_LD = (
+    '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Flood"}</script>'
+)
+
+
+def test_a_short_declared_article_among_a_portals_teasers_comes_back_alone() -> None:
+    # The teasers' blurbs hold ten times the article's prose: the pick grows over them, but
+    # the page declares an article and holds one <article>, which is it.
+    html = page(portal(f"<article><h1>Flood</h1><p>{P1}</p><p>{P2}</p></article>"), NEWS_LD)
+    assert extract(html) == (f"# Flood\n\n{P1}\n\n{P2}", "readability")
+
+
+def test_the_same_portal_without_a_declaration_keeps_its_teasers() -> None:
+    html = page(portal(f"<article><h1>Flood</h1><p>{P1}</p><p>{P2}</p></article>"))
+    text, label = extract(html)
+    assert label == "readability"
+    assert text.startswith(f"# Flood\n\n{P1}")
+    assert "A blurb for story 43" in text
+
+
+def test_a_declared_portal_with_two_articles_keeps_its_teasers() -> None:
+    two = f"<article><p>{P1}</p><p>{P2}</p></article><article><p>{P3}</p><p>{Q1}</p></article>"
+    text, _ = extract(page(portal(two), NEWS_LD))
+    assert "A blurb for story 43" in text
+
+
+
+def test_a_documentation_page_drops_its_contents_breadcrumbs_and_previous_next_links() -> None:
+    # A documentation generator's page: breadcrumbs, a table of contents, a side navigation
+    # and previous/next links around the text, named by class words and ARIA labels.
+    contents = "".join(f"<li><a href='#s{n}'>Section {n}</a></li>" for n in range(6))
+    pages = "".join(f"<li><a href='/p{n}'>Page {n}</a></li>" for n in range(10))
+    doc = (
+        "<div class='document'><div class='body' role='main'>"
+        "<div class='breadcrumbs' aria-label='breadcrumbs'><a href='/'>Docs</a> » "
+        "<a href='/guide'>Guide</a> » Floods</div><h1>Floods</h1>"
+        f"<div class='toc'><p class='caption'>Contents</p><ul>{contents}</ul></div>"
+        f"<p>{P1}</p><h2 id='s1'>Pumps</h2><p>{P2}</p><pre><code>pump --start</code></pre>"
+        f"<p>{P3}</p><div class='prev-next' role='navigation' aria-label='footer'>"
+        "<a href='/a' rel='prev'>Previous: Rivers</a> <a href='/c' rel='next'>Next: Repairs</a>"
+        f"</div></div></div><div class='sphinxsidebar'><h3>Navigation</h3><ul>{pages}</ul></div>"
+    )
+    assert extract(page(doc)) == (
+        f"# Floods\n\n{P1}\n\n## Pumps\n\n{P2}\n\n```\npump --start\n```\n\n{P3}",
+        "readability",
+    )
+
+
+def test_a_product_page_keeps_name_price_description_and_specifications() -> None:
+    # A shop platform's product page: the description scores best, but the product's name
+    # and price sit above it and its specification table beside it; the basket form and the
+    # recommendation carousel stay out.
+    specs = (
+        "<table class='specs'><tr><th>Weight</th><td>2.4 kg</td></tr>"
+        "<tr><th>Capacity</th><td>2 people</td></tr></table>"
+    )
+    cards = "".join(
+        f"<div class='product-card'><a href='/p/{n}'>Tent model {n} for two</a>"
+        f"<span class='price'>£{n}9.00</span></div>"
+        for n in range(6)
+    )
+    product = (
+        "<div class='product'><h1 class='product-title'>Ridge Tent</h1>"
+        "<p class='price'>£129.00</p><form class='cart' action='/cart'>"
+        "<button>Add to basket</button></form>"
+        f"<div class='description'><p>{P1}</p><p>{P2}</p></div>{specs}</div>"
+        f"<div class='recommended-products'><h2>You may also like</h2>{cards}</div>"
+    )
+    head = '<script type="application/ld+json">{"@type": "Product", "name": "Ridge Tent"}</script>'
+    assert extract(page(chrome(product), head)) == (
+        f"# Ridge Tent\n\n£129.00\n\n{P1}\n\n{P2}\n\n"
+        "| Weight | 2.4 kg |\n|---|---|\n| Capacity | 2 people |",
+        "readability",
+    )

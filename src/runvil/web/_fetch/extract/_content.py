@@ -35,6 +35,7 @@ from ._dom import ARIA_HIDDEN, DETACHED, FURNITURE, INLINE, Document, Element, i
 from ._names import FURNITURE as NAMED_FURNITURE
 from ._names import SHORT, WEAK, NamePattern, furniture
 from ._signals import body_probes
+from ._tuning import TUNING
 
 PARAGRAPH_MIN_CHARS = 25
 # An element holding more than this share of the page's text is treated as a page wrapper even
@@ -254,6 +255,13 @@ def select(document: Document) -> Selection:
         declared = _declared(document, page.itemprops, prose)
         selection = _choose(selection, densest, declared, prose)
         selection.declared = declared is not None
+        signals = document.signals
+        if signals.ld_products == 1 or signals.og_type == "product":
+            selection = _with_product_name(selection)
+        if declared is None and signals.ld_article and not signals.thread_region:
+            article = _one_article(document, excluded, linked)
+            if article is not None and _among_teasers(selection, article, prose):
+                selection = _single(article, selection.score)  # a short article among teasers
     selection.content_chars = page.content_chars
     selection.readable_chars = page.readable_chars
     inside_chars, inside_readable, readable_most = _text_in(selection.roots, excluded, linked)
@@ -933,6 +941,12 @@ def is_article(
     share = article_chars / (article_chars + outside + dense_chars)
     readable = article_readable / (article_readable + outside_readable)
     declared = selection.declared or document.signals.declares_article
+    if (
+        declared
+        and article_readable >= TUNING.short_article_readable
+        and _declared_body(selection, document.signals.ld_article)
+    ):
+        return True  # a short article on a large portal page is still the article
     least_share, least_readable = (
         (_DECLARED_SHARE, _DECLARED_READABLE)
         if declared
@@ -980,6 +994,100 @@ def is_article(
         or _prose_share(text) >= _LANDING_PROSE
         or _page_dated(document)
     )
+
+
+def _declared_body(selection: Selection, ld_article: bool) -> bool:
+    """Whether the pick is the body a page declares as its article (*news portals and blogs
+    whose short article sits among many teaser blocks*): the element microdata or JSON-LD's
+    ``articleBody`` locates, or, on a page that declares an article in JSON-LD, its one
+    ``<article>`` element (:func:`_one_article`)."""
+    if selection.declared:
+        return True
+    return ld_article and len(selection.roots) == 1 and selection.roots[0].tag == "article"
+
+
+def _with_product_name(selection: Selection) -> Selection:
+    """On a product page, a one-block pick without the page's ``<h1>`` grows to the nearest
+    ancestor, ``TUNING.product_levels`` up at most, that holds the ``<h1>`` and under
+    :data:`_AROUND_RATIO` times the pick's text (*shop platforms: the name and price above
+    the description, the specification table beside it*); the basket form, shipping notes
+    and recommendation carousels stay out as furniture or outside it."""
+    if len(selection.roots) != 1 or selection.series:
+        return selection
+    root = selection.roots[0]
+    if _holds_tag(root, "h1"):
+        return selection
+    node = root.parent
+    for _ in range(TUNING.product_levels):
+        if node is None or node.tag in _NEVER_CANDIDATE or node.chars > _AROUND_RATIO * root.chars:
+            return selection
+        if _holds_tag(node, "h1"):
+            return _single(node, selection.score)
+        node = node.parent
+    return selection
+
+
+def _holds_tag(element: Element, tag: str) -> bool:
+    stack = [element]
+    while stack:
+        node = stack.pop()
+        if node.tag == tag:
+            return True
+        stack.extend(child for child in node.children if type(child) is Element)
+    return False
+
+
+def _one_article(document: Document, excluded: list[bool], linked: list[bool]) -> Element | None:
+    """The page's only ``<article>`` element with ``TUNING.short_article_readable`` of readable
+    text (nested ones count as theirs); ``None`` when there is none or several (a listing of
+    articles)."""
+    found: Element | None = None
+    seen = 0
+    for element in document.elements:
+        if element.tag != "article" or excluded[element.index]:
+            continue
+        seen += 1
+        if seen > TUNING.articles_most:
+            return None  # a page of that many articles is a listing (and each costs a walk)
+        if found is not None and _contains(found, element):
+            continue
+        _, readable, _ = _text_in([element], excluded, linked)
+        if readable < TUNING.short_article_readable:
+            continue
+        if found is not None:
+            return None
+        found = element
+    return found
+
+
+def _among_teasers(selection: Selection, article: Element, prose: list[int]) -> bool:
+    """Whether the pick holds the ``<article>`` of a page declaring an article in JSON-LD as a
+    small part of a portal page (*news portals whose short article sits among blocks of
+    teasers*), not as one post of a series: the article holds under
+    :data:`_FRAGMENT_SHARE` of the pick's prose, and the rest of the pick carries at least
+    :data:`_SERIES_MIN_ITEMS` headings that are links (teaser titles)."""
+    if selection.series:
+        return False
+    holders = [root for root in selection.roots if _contains(root, article)]
+    if not holders or holders[0] is article:
+        return False
+    picked = sum(prose[root.index] for root in selection.roots)
+    if prose[article.index] >= _FRAGMENT_SHARE * picked:
+        return False
+    titles = 0
+    stack: list[Element] = list(selection.roots)
+    while stack:
+        element = stack.pop()
+        if element is article:
+            continue
+        if element.tag in _HEADING_TAGS:
+            if element.link_chars >= _TITLE_CHARS:
+                titles += 1
+                if titles >= _SERIES_MIN_ITEMS:
+                    return True
+            continue
+        stack.extend(child for child in element.children if type(child) is Element)
+    return False
 
 
 def _prose_share(text: str) -> float:

@@ -126,11 +126,15 @@ CHANNELS: dict[str, str] = {
     "media": "<video src='{u}' autoplay muted></video><audio src='{u}' autoplay></audio>",
     "plugin": "<object data='{u}'></object><embed src='{u}'>",
     "meta-refresh": "<meta http-equiv='refresh' content='0;url={u}'>",
-    "location": "<script>setTimeout(() => {{ location.href = '{u}'; }}, {i});</script>",
+    # The navigating channels wait for the load event: a navigation while the page still loads
+    # stops the rest of it from loading (docs/fetch.md, known limits), which would make the
+    # page's own text, not the guard, decide these cases under a loaded machine.
+    "location": "<script>addEventListener('load', () => setTimeout(() => {{"
+                " location.href = '{u}'; }}, {i}));</script>",
     "window-open": "<script>window.open('{u}');</script>",
     "form-post": "<form id='f{i}' method='post' action='{u}'><input name='a' value='b'></form>"
-                 "<script>setTimeout(() => document.getElementById('f{i}').submit(), {i});"
-                 "</script>",
+                 "<script>addEventListener('load', () => setTimeout(() =>"
+                 " document.getElementById('f{i}').submit(), {i}));</script>",
     "ping": "<a id='a{i}' href='/elsewhere' ping='{u}'>x</a>"
             "<script>addEventListener('load', () => {{ const a = document.getElementById('a{i}');"
             " a.click(); a.remove(); }});</script>",

@@ -50,6 +50,7 @@ from protego import Protego
 
 from runvil._errors import ToolError
 from runvil._net.client import EgressClient
+from runvil._net.hostnames import host_key
 from runvil._tools import RunScope
 from runvil.web._fetch import failures
 from runvil.web._fetch.admission import TargetUrl, UrlRefused, admit_url
@@ -173,7 +174,7 @@ def robots_check(
     token = product_token(policy.user_agent)
 
     async def check(target: TargetUrl) -> None:
-        key = (target.scheme, target.host, target.port)
+        key = (target.scheme, host_key(target.host), target.port)  # one spelling per host
         rules = ROBOTS.get(scope, key)
         allowed: bool | None = None
         if rules is None:

@@ -122,36 +122,29 @@ def _as_sessions(value: Any, where: str) -> int:
     raise ConfigError(f"{where} must be a whole number of sessions, 1 or more, not {value!r}")
 
 
-def _as_idle_seconds(value: Any, where: str) -> float:
-    """A number of seconds above 0 (a number in the file, a decimal number in a variable)."""
-    number: Any = value
-    if isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            number = None
-    if (
-        isinstance(number, int | float) and not isinstance(number, bool)
-        and 0 < number < float("inf")
-    ):
-        return float(number)
-    raise ConfigError(f"{where} must be a number of seconds above 0, not {value!r}")
+def _positive_number(unit: str) -> Callable[[Any, str], float]:
+    """A parser for a number above 0 (a number in the file, a decimal number in a variable),
+    whose error names ``unit`` (``"seconds"``, ``"searches per second"``)."""
+
+    def parse(value: Any, where: str) -> float:
+        number: Any = value
+        if isinstance(value, str):
+            try:
+                number = float(value.strip())
+            except ValueError:
+                number = None
+        if (
+            isinstance(number, int | float) and not isinstance(number, bool)
+            and 0 < number < float("inf")
+        ):
+            return float(number)
+        raise ConfigError(f"{where} must be a number of {unit} above 0, not {value!r}")
+
+    return parse
 
 
-def _as_rate(value: Any, where: str) -> float:
-    """Searches per second, above 0 (a number in the file, a decimal number in a variable)."""
-    number: Any = value
-    if isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            number = None
-    if (
-        isinstance(number, int | float) and not isinstance(number, bool)
-        and 0 < number < float("inf")
-    ):
-        return float(number)
-    raise ConfigError(f"{where} must be a number of searches per second above 0, not {value!r}")
+_as_idle_seconds = _positive_number("seconds")
+_as_rate = _positive_number("searches per second")
 
 
 def _as_state(value: Any, where: str) -> str:

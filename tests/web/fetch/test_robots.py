@@ -170,6 +170,24 @@ async def test_robots_txt_is_read_once_per_run_and_site(
     assert served.request_lines[3:] == ["GET /robots.txt", "GET /a"]
 
 
+async def test_a_host_spelled_with_its_final_dot_shares_the_sites_robots_txt(
+    make_fetch: FetchFactory, site: SiteFactory
+) -> None:
+    served = await site(
+        robots_site(body="User-agent: *\nDisallow: /private\n"),
+        hosts=("example.com", "example.com."),
+    )
+    fetch = make_fetch(ROBOTS)
+    await fetch.call({"url": "https://example.com/a"})
+    assert await fetch.call({"url": "https://example.com./private/c"}) == disallowed(
+        "https://example.com./private/c"
+    )
+    assert await fetch.call({"url": "https://example.com./b"}) == expect_page(
+        "https://example.com./b", "page /b"
+    )
+    assert served.request_lines == ["GET /robots.txt", "GET /a", "GET /b"]
+
+
 async def test_a_redirect_target_on_another_site_is_checked_against_its_robots_txt(
     make_fetch: FetchFactory, site: SiteFactory
 ) -> None:

@@ -57,6 +57,7 @@ from runvil._faces.config import MCP_TOOLS, Config, ConfigError
 from runvil._faces.mcp_sessions import SessionLimits, SessionTable
 from runvil._faces.wiring import ALL_FORMS, MCP_FORMS, Wiring
 from runvil._host import Host, Run, ToolObject, model_text
+from runvil.web._fetch.arguments import reads_on
 from runvil.web._fetch.policy import FetchPolicy
 
 if TYPE_CHECKING:
@@ -225,7 +226,7 @@ class WebToolServer:
         fetch = self.tools.get("web_fetch")
         if fetch is not None:
             text += "\n\n" + fetch_policy_paragraph(policy or FetchPolicy())
-            if _offers_start_index(fetch):
+            if reads_on(fetch.schema):
                 text += "\n\n" + CONTINUATION_INSTRUCTIONS
         return text
 
@@ -535,11 +536,6 @@ def _outcome(result: types.CallToolResult) -> str:
     from runvil._faces.fleet_state import STATE_DOWN
 
     return "state_down" if text == STATE_DOWN else "error"
-
-
-def _offers_start_index(tool: ToolObject | None) -> bool:
-    """Whether the served ``web_fetch`` reads on past its cut (its policy has continuation)."""
-    return tool is not None and "start_index" in tool.schema_dict().get("properties", {})
 
 
 def _is_loopback(address: str) -> bool:

@@ -23,9 +23,18 @@ from runvil._host.results import CallResult
 from runvil._pack import Pack
 from runvil._tools import ToolImplementation, TypedToolImplementation
 
-__all__ = ["Invoker"]
+__all__ = ["Invoker", "ToolCrashed"]
 
 logger = logging.getLogger("runvil.host")
+
+
+class ToolCrashed(ToolError):
+    """``{wire}: internal error ({type})``: the tool raised an exception no tool should raise
+    (a bug), which is the ``__cause__``. It reads as the ``ToolError`` it is for every face; the
+    command line, whose contract for a bug is ``runvil: internal error: ...``, tells it apart."""
+
+    def __repr__(self) -> str:
+        return f"ToolError({self.kind.value}, {self.message!r})"
 
 
 class Invoker:
@@ -73,7 +82,7 @@ class Invoker:
             raise
         except Exception as exc:
             logger.exception("tool %s raised an unexpected exception", catalog.id)
-            internal = ToolError(
+            internal = ToolCrashed(
                 ToolErrorKind.Other,
                 f"{catalog.wire_name}: internal error ({type(exc).__name__})",
             )

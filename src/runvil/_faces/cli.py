@@ -7,8 +7,9 @@ as markdown, search results as a list, and a spinner on stderr while the network
 is ever printed as a traceback; ``RUNVIL_DEBUG=1`` shows one for an unexpected internal error.
 
 Every command reads its configuration and hands it to :func:`~runvil._faces.wiring.wire`, the
-one path from configuration to tools and Hosts. The reference is ``docs/cli.md``; the messages
-are catalogued in ``docs/errors.md``.
+one path from configuration to Hosts, and calls its tool through a run of that Host, as every
+face does (``fetch`` reads the fetch's typed outcome from the call's result). The reference is
+``docs/cli.md``; the messages are catalogued in ``docs/errors.md``.
 """
 
 from __future__ import annotations

@@ -4,10 +4,10 @@
 provider, network, policy, approver and Host from the same configuration, or one face would
 quietly behave differently from another. :func:`wire` is that path, and the only one: a face
 reads its :class:`~runvil._faces.config.Config`, calls ``wire`` once, and asks the result for a
-Host or a tool. Nothing here decides a setting (:mod:`runvil._faces.config` does that), and
-nothing here reads the environment or a file: the network and the policy are what the caller
-passes (the console script passes neither, so the real network and ``FetchPolicy()`` apply,
-changed only by the policy fields settings set).
+Host, whose runs call the tools. Nothing here decides a setting (:mod:`runvil._faces.config`
+does that), and nothing here reads the environment or a file: the network and the policy are
+what the caller passes (the console script passes neither, so the real network and
+``FetchPolicy()`` apply, changed only by the policy fields settings set).
 
 Two policies come out of one configuration. Prompt files (``runvil run``) get
 :attr:`Wiring.policy`: the seeds' policy with the settings given, because a prompt is written

@@ -181,6 +181,20 @@ def test_one_function_applies_the_envelope() -> None:
     assert callers == {"untrusted"}
 
 
+def test_no_face_builds_a_tool_itself() -> None:
+    # The faces, the prompt runtime and the adapters call tools through a Host run (the web
+    # Pack builds them): none names the tool classes or imports their modules.
+    tools = ("runvil.web._fetch.tool", "runvil.web._search.tool")
+    faces = [m for m in MODULES if layer(m) in ("faces", "prompts", "adapters")]
+    assert [(m, t) for m in faces for t in imported(MODULES[m]) if t in tools] == []
+    named = [
+        m for m in faces
+        for node in ast.walk(ast.parse(MODULES[m].read_text(encoding="utf-8")))
+        if isinstance(node, ast.alias) and node.name in ("WebFetch", "WebSearch")
+    ]
+    assert named == []
+
+
 def test_nothing_shipped_reads_a_test_seam() -> None:
     assert [path for path in SRC.rglob("*.py") if "RUNVIL_TEST" in path.read_text()] == []
 

@@ -98,6 +98,16 @@ def test_runvil_fetch_json_reads_the_typed_outcome_of_that_call(
     assert isinstance(spy.runs[0], RunScope)
 
 
+def test_runvil_fetch_asks_no_approval_the_user_typed_the_url(
+    clean_env: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RUNVIL_APPROVAL", "deny")  # for the model-facing faces only
+    spy = RunSpy()
+    assert cli(["fetch", "https://example.com/"], spy.network()) == 1
+    assert capsys.readouterr().out == DNS_FAILED + "\n"
+    assert isinstance(spy.runs[0], RunScope)
+
+
 def test_runvil_search_calls_its_tool_in_a_host_run(
     clean_env: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

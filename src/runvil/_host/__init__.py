@@ -14,7 +14,7 @@ from runvil._host.host import (
     tool_call_failure,
 )
 from runvil._host.objects import FrozenDict, PackObject, ToolObject, freeze, thaw
-from runvil._host.results import CallResult, model_text, untrusted
+from runvil._host.results import CallResult, model_text
 from runvil._host.run import Run
 from runvil._host.toolbox import OfferedTool, Toolbox, ToolResult
 from runvil._pack import ENTRY_POINT_GROUP, Pack, PackContext, Plugin, Requirement
@@ -45,5 +45,4 @@ __all__ = [
     "requirements_notice",
     "thaw",
     "tool_call_failure",
-    "untrusted",
 ]

@@ -117,8 +117,8 @@ class WebPack:
 
     ``tools`` narrows the Pack to some of its tools, for a face the operator told to serve only
     those (``runvil mcp --tools web_fetch``): a Pack of ``("fetch",)`` builds the fetch tool
-    alone and so needs no search provider; one of ``("search",)`` builds no fetch client. Every Host, prompt and adapter gets the whole Pack
-    unless an operator asked otherwise.
+    alone and so needs no search provider; one of ``("search",)`` builds no fetch client. Every
+    Host, prompt and adapter gets the whole Pack unless an operator asked otherwise.
     """
 
     name = PACK_NAME

@@ -11,6 +11,7 @@ light.
 from __future__ import annotations
 
 import ast
+import graphlib
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -121,6 +122,77 @@ def test_search_never_imports_fetch() -> None:
         (module, target) for module, target in edges()
         if module.startswith("runvil.web._search") and target.startswith("runvil.web._fetch")
     ] == []
+
+
+def circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle of ``graph`` (module -> the modules it imports), or None."""
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as err:
+        found: list[str] = err.args[1]
+        return found
+    return None
+
+
+def test_the_host_package_has_no_import_circle() -> None:
+    # Type-only and function-level imports count: a run holds the Host's invoker, not the
+    # Host, and the toolbox needs only what a run offers it.
+    inside = {m for m in MODULES if m.startswith("runvil._host.")}
+    graph = {m: {t for t in imported(MODULES[m]) if t in inside and t != m} for m in inside}
+    assert circle(graph) is None
+    assert "runvil._host.host" not in graph["runvil._host.run"]
+    assert "runvil._host.run" not in graph["runvil._host.toolbox"]
+
+
+def test_the_circle_check_sees_a_circle() -> None:
+    assert circle({"a": {"b"}, "b": {"a"}}) in (["a", "b", "a"], ["b", "a", "b"])
+    assert circle({"a": {"b"}, "b": set()}) is None
+
+
+def envelope_users() -> set[str]:
+    """Every module that imports the envelope function (``runvil._envelope.envelope`` or its
+    public name ``runvil.envelope``), or the envelope module whole."""
+    users: set[str] = set()
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module in ("runvil._envelope", "runvil"):
+                if any(alias.name in ("envelope", "*") for alias in node.names):
+                    users.add(module)
+            elif isinstance(node, ast.Import) and any(
+                alias.name == "runvil._envelope" for alias in node.names
+            ):
+                users.add(module)
+    return users
+
+
+def test_one_function_applies_the_envelope() -> None:
+    # model_text (and the run's untrusted(), which Lua calls) in _host/results.py is the only
+    # code that envelopes; the public surface re-exports the function for type checkers only.
+    assert envelope_users() == {"runvil._host.results", "runvil"}
+    results = ast.parse(MODULES["runvil._host.results"].read_text(encoding="utf-8"))
+    callers = {
+        function.name
+        for function in ast.walk(results)
+        if isinstance(function, ast.FunctionDef)
+        for call in ast.walk(function)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+        and call.func.id == "envelope"
+    }
+    assert callers == {"untrusted"}
+
+
+def test_no_face_builds_a_tool_itself() -> None:
+    # The faces, the prompt runtime and the adapters call tools through a Host run (the web
+    # Pack builds them): none names the tool classes or imports their modules.
+    tools = ("runvil.web._fetch.tool", "runvil.web._search.tool")
+    faces = [m for m in MODULES if layer(m) in ("faces", "prompts", "adapters")]
+    assert [(m, t) for m in faces for t in imported(MODULES[m]) if t in tools] == []
+    named = [
+        m for m in faces
+        for node in ast.walk(ast.parse(MODULES[m].read_text(encoding="utf-8")))
+        if isinstance(node, ast.alias) and node.name in ("WebFetch", "WebSearch")
+    ]
+    assert named == []
 
 
 def test_nothing_shipped_reads_a_test_seam() -> None:

@@ -353,7 +353,7 @@ def test_a_policy_setting_is_one_row_and_reaches_the_fetch_policy(
         {"timeout": 7.0}, f"file:{user_config(tmp_path)}",
     )
     wiring = wire(cfg)
-    assert wiring.policy.timeout == 7.0 and wiring.fetch_tool().policy.timeout == 7.0
+    assert wiring.policy.timeout == 7.0 and wiring.web_pack(("fetch",)).policy.timeout == 7.0
     assert describe(cfg)["fetch"] == {
         "continuation": True, "pdf": True, "robots": False, "timeout": 7.0,  # the faces' defaults
     }

@@ -89,7 +89,7 @@ def test_the_faces_read_on_and_read_pdfs_and_prompt_files_keep_the_seeds(tmp_pat
     wiring = wire(cfg)
     assert wiring.policy == FetchPolicy()
     assert wiring.face_policy == FetchPolicy(continuation=True, pdf=True, browser=FACES_BROWSER)
-    assert wiring.fetch_tool().policy == wiring.face_policy
+    assert wiring.web_pack(("fetch",)).policy == wiring.face_policy
     faces = wiring.host(MCP_FORMS)
     prompts = wiring.host(installed=True, prompts=True)
     assert "start_index" in faces.tools["web/fetch"].schema_dict()["properties"]

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from runvil._host import Approval as Approval
     from runvil._host import ApprovalRequest as ApprovalRequest
     from runvil._host import Approver as Approver
+    from runvil._host import CallResult as CallResult
     from runvil._host import Host as Host
     from runvil._host import OfferedTool as OfferedTool
     from runvil._host import OfferError as OfferError
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
     from runvil._tools import RunScope as RunScope
     from runvil._tools import Tool as Tool
     from runvil._tools import ToolImplementation as ToolImplementation
+    from runvil._tools import ToolOutcome as ToolOutcome
+    from runvil._tools import TypedToolImplementation as TypedToolImplementation
     from runvil._tools import current_run as current_run
 
 __version__ = "0.1.0"
@@ -50,14 +53,21 @@ __version__ = "0.1.0"
 #: Each public name and the private module it lives in.
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("RunError", "RunErrorKind", "ToolError", "ToolErrorKind"), "runvil._errors"),
-    **dict.fromkeys(("RunScope", "Tool", "ToolImplementation", "current_run"), "runvil._tools"),
+    **dict.fromkeys(
+        (
+            "RunScope", "Tool", "ToolImplementation", "ToolOutcome", "TypedToolImplementation",
+            "current_run",
+        ),
+        "runvil._tools",
+    ),
     **dict.fromkeys(("envelope", "is_nonce", "new_nonce", "unwrap"), "runvil._envelope"),
     **dict.fromkeys(
         ("ENTRY_POINT_GROUP", "Pack", "PackContext", "Plugin", "Requirement"), "runvil._pack"
     ),
     **dict.fromkeys(
         (
-            "DEFAULT_PLUGINS", "Approval", "ApprovalRequest", "Approver", "Host", "OfferError",
+            "DEFAULT_PLUGINS", "Approval", "ApprovalRequest", "Approver", "CallResult", "Host",
+            "OfferError",
             "OfferedTool", "PackObject", "Run", "ToolObject", "ToolResult", "Toolbox",
             "refusal_message", "requirements_notice", "tool_call_failure",
         ),

@@ -53,6 +53,32 @@ class ToolImplementation(Protocol):
     async def call(self, args: dict[str, Any]) -> str: ...
 
 
+@runtime_checkable
+class ToolOutcome(Protocol):
+    """A tool's result as a typed value, for a tool whose result has fields beyond its text
+    (``web/fetch``: the final URL, whether the page was cut, how it was extracted, ...).
+
+    ``ok`` is False for a soft failure (a failure that is the call's result text); a hard
+    failure is raised as :class:`~runvil.ToolError`, never an outcome. ``model_text()`` is the
+    text a model reads, exactly what the tool's ``call`` returns.
+    """
+
+    @property
+    def ok(self) -> bool: ...
+
+    def model_text(self) -> str: ...
+
+
+@runtime_checkable
+class TypedToolImplementation(ToolImplementation, Protocol):
+    """A tool that can also return its result typed: ``call_outcome(args)`` is ``call(args)``
+    with the outcome whose ``model_text()`` ``call`` returns. The Host calls it when a tool has
+    it, so a face that wants the fields (the CLI's ``--json``, exit code and hints) reads them
+    from the same call a model's text comes from."""
+
+    async def call_outcome(self, args: dict[str, Any]) -> ToolOutcome: ...
+
+
 class RunScope:
     """The identity of one run (a prompt run, an MCP session), as a tool sees it.
 

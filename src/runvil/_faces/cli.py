@@ -7,8 +7,9 @@ as markdown, search results as a list, and a spinner on stderr while the network
 is ever printed as a traceback; ``RUNVIL_DEBUG=1`` shows one for an unexpected internal error.
 
 Every command reads its configuration and hands it to :func:`~runvil._faces.wiring.wire`, the
-one path from configuration to tools and Hosts. The reference is ``docs/cli.md``; the messages
-are catalogued in ``docs/errors.md``.
+one path from configuration to Hosts, and calls its tool through a run of that Host, as every
+face does (``fetch`` reads the fetch's typed outcome from the call's result). The reference is
+``docs/cli.md``; the messages are catalogued in ``docs/errors.md``.
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from runvil._errors import RunError, ToolError
+from runvil._errors import RunError
 from runvil._faces.config import SETTINGS, ConfigError, load_config
 from runvil._faces.terminal import terminal_safe
 from runvil._faces.wiring import Wiring, wire
 
 if TYPE_CHECKING:
-    from runvil._host import Approver
+    from runvil._host import Approver, CallResult, Host
     from runvil.web import FetchPolicy, Network
     from runvil.web._fetch.outcome import FetchOutcome
 
@@ -76,30 +77,41 @@ def fetch_outcome(fetched: FetchOutcome) -> Outcome:
 # -- running one tool call --------------------------------------------------------------------
 
 
-async def run_fetch(args: Mapping[str, Any], wiring: Wiring) -> Outcome:
-    """Run one ``web/fetch`` call with the configured network and policy."""
+async def call_once(host: Host, tool: str, args: Mapping[str, Any]) -> CallResult:
+    """One call of ``tool`` through ``host``, in a run of its own, as every face calls a tool;
+    the Host's connections are closed afterwards. A tool's own bug is raised as what it was, so
+    the command ends as any internal error does (``runvil: internal error: ...``)."""
+    from runvil._host.invoker import ToolCrashed
+
+    async with host, host.run() as run:
+        result = await run.invoke(tool, dict(args))
+    if isinstance(result.error, ToolCrashed) and result.error.__cause__ is not None:
+        raise result.error.__cause__
+    return result
+
+
+def fetched_outcome(result: CallResult) -> FetchOutcome:
+    """The fetch's own outcome from its call: the tool's typed outcome, or its hard failure read
+    into one."""
     from runvil.web._fetch.outcome import FetchOutcome
 
-    try:
-        async with wiring.fetch_tool() as tool:
-            fetched = await tool.run(dict(args))
-    except ToolError as err:
-        fetched = FetchOutcome.from_error(err)
-    return fetch_outcome(fetched)
+    if isinstance(result.outcome, FetchOutcome):
+        return result.outcome
+    assert result.error is not None, "web/fetch returns its outcome or fails hard"
+    return FetchOutcome.from_error(result.error)
 
 
-async def run_search(args: Mapping[str, Any], wiring: Wiring) -> Outcome:
-    """Run one ``web/search`` call through the configured search provider."""
-    search = wiring.search_tool()
-    try:
-        text: str = await search.call(dict(args))
-    except ToolError as err:
-        return Outcome(False, str(err), err.kind.value)
-    finally:
-        close = getattr(search, "aclose", None) or getattr(search.provider, "aclose", None)
-        if close is not None:
-            await close()
-    return Outcome(True, text)
+async def run_fetch(args: Mapping[str, Any], host: Host) -> Outcome:
+    """Run one ``web/fetch`` call through the command's Host."""
+    return fetch_outcome(fetched_outcome(await call_once(host, "web/fetch", args)))
+
+
+async def run_search(args: Mapping[str, Any], host: Host) -> Outcome:
+    """Run one ``web/search`` call through the command's Host."""
+    result = await call_once(host, "web/search", args)
+    if result.error is not None:
+        return Outcome(False, result.text, result.error.kind.value)
+    return Outcome(True, result.text)
 
 
 # -- terminal output --------------------------------------------------------------------------
@@ -355,12 +367,14 @@ def fetch(
     if start_index is not None:
         args["start_index"] = start_index
     from runvil._faces.hints import fetch_hints
+    from runvil.web._fetch.arguments import reads_on
 
     with _failures():
         wiring = _wiring(ctx, config_path, **settings)
-        if start_index is not None and not wiring.face_policy.continuation:
+        host = wiring.command_host("fetch")
+        if start_index is not None and not reads_on(host.tools["web/fetch"].schema):
             raise ConfigError("--start needs fetch.continuation, which is off")
-        outcome = _run(run_fetch(args, wiring), spinner=f"Fetching {url}")
+        outcome = _run(run_fetch(args, host), spinner=f"Fetching {url}")
         fetched = outcome.fetched
         assert fetched is not None
         hints = [] if outcome.ok else fetch_hints(url, fetched, wiring.face_policy.private_hosts)
@@ -401,7 +415,8 @@ def search(
         args["exclude_domains"] = list(exclude_site)
     with _failures():
         wiring = _wiring(ctx, config_path, search_provider=search_provider, **settings)
-        outcome = _run(run_search(args, wiring), spinner=f"Searching for {query!r}")
+        host = wiring.command_host("search")
+        outcome = _run(run_search(args, host), spinner=f"Searching for {query!r}")
     _finish(outcome, as_json, _render_search_tty)
 
 

@@ -52,12 +52,12 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from runvil import __version__
-from runvil._envelope import envelope
 from runvil._errors import ToolError
 from runvil._faces.config import MCP_TOOLS, Config, ConfigError
 from runvil._faces.mcp_sessions import SessionLimits, SessionTable
 from runvil._faces.wiring import ALL_FORMS, MCP_FORMS, Wiring
-from runvil._host import Host, Run, ToolObject
+from runvil._host import Host, Run, ToolObject, model_text
+from runvil.web._fetch.arguments import reads_on
 from runvil.web._fetch.policy import FetchPolicy
 
 if TYPE_CHECKING:
@@ -226,7 +226,7 @@ class WebToolServer:
         fetch = self.tools.get("web_fetch")
         if fetch is not None:
             text += "\n\n" + fetch_policy_paragraph(policy or FetchPolicy())
-            if _offers_start_index(fetch):
+            if reads_on(fetch.schema):
                 text += "\n\n" + CONTINUATION_INSTRUCTIONS
         return text
 
@@ -270,17 +270,17 @@ class WebToolServer:
             except ToolError as err:  # a fleet's shared state is unreachable
                 return _error_result(err.message)
             try:
-                text = await run.call(tool, args, envelope=self.use_envelope)
-            except ToolError as err:
-                if getattr(err, "untrusted", False) and self.use_envelope:
-                    return _error_result(envelope(err.message, run.nonce))
-                return _error_result(err.message)
+                result = await run.invoke(tool, args)
             finally:
                 if ephemeral:
                     await run.aclose()
         finally:
             self._calls -= 1
             self._argument_chars -= size
+        # A failure is marked isError, so one in runvil's own words stays bare.
+        text = model_text(result, run.nonce, enveloped=self.use_envelope, own_errors_bare=True)
+        if result.error is not None:
+            return _error_result(text)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
     def _run_for(self, ctx: ServerRequestContext[Any]) -> tuple[Run, bool]:
@@ -536,11 +536,6 @@ def _outcome(result: types.CallToolResult) -> str:
     from runvil._faces.fleet_state import STATE_DOWN
 
     return "state_down" if text == STATE_DOWN else "error"
-
-
-def _offers_start_index(tool: ToolObject | None) -> bool:
-    """Whether the served ``web_fetch`` reads on past its cut (its policy has continuation)."""
-    return tool is not None and "start_index" in tool.schema_dict().get("properties", {})
 
 
 def _is_loopback(address: str) -> bool:

@@ -4,10 +4,10 @@
 provider, network, policy, approver and Host from the same configuration, or one face would
 quietly behave differently from another. :func:`wire` is that path, and the only one: a face
 reads its :class:`~runvil._faces.config.Config`, calls ``wire`` once, and asks the result for a
-Host or a tool. Nothing here decides a setting (:mod:`runvil._faces.config` does that), and
-nothing here reads the environment or a file: the network and the policy are what the caller
-passes (the console script passes neither, so the real network and ``FetchPolicy()`` apply,
-changed only by the policy fields settings set).
+Host, whose runs call the tools. Nothing here decides a setting (:mod:`runvil._faces.config`
+does that), and nothing here reads the environment or a file: the network and the policy are
+what the caller passes (the console script passes neither, so the real network and
+``FetchPolicy()`` apply, changed only by the policy fields settings set).
 
 Two policies come out of one configuration. Prompt files (``runvil run``) get
 :attr:`Wiring.policy`: the seeds' policy with the settings given, because a prompt is written
@@ -28,7 +28,7 @@ from runvil._faces.config import Config, ConfigError
 if TYPE_CHECKING:
     from runvil._host import Approval, ApprovalRequest, Approver, Host
     from runvil.prompts import ModelEndpoint
-    from runvil.web import FetchPolicy, Network, SearchProvider, WebFetch, WebSearch
+    from runvil.web import FetchPolicy, Network, SearchProvider
     from runvil.web._pack import WebPack
 
 __all__ = ["Wiring", "approver_for", "wire"]
@@ -165,25 +165,16 @@ class Wiring:
             packs=packs,
         )
 
-    def fetch_tool(self) -> WebFetch:
-        """A ``web/fetch`` tool on its own (``runvil fetch`` needs no search provider), under
-        the faces' policy."""
-        from runvil.web import WebFetch
+    def command_host(self, tool: str) -> Host:
+        """The Host of ``runvil fetch`` / ``runvil search``: the web Pack narrowed to ``tool``
+        (``fetch`` builds no search provider), under the faces' policy, whose one call a person
+        made themselves (no approval is asked). A :class:`ConfigError` for ``search`` without a
+        provider."""
+        from runvil._host import Host
 
-        return WebFetch(policy=self.face_policy, network=self.network)
-
-    def search_tool(self) -> WebSearch:
-        """A ``web/search`` tool on its own; a :class:`ConfigError` without a provider."""
-        from runvil.web import WebSearch
-
-        provider = self.search_provider()
-        if provider is None:
+        if tool == "search" and self.search_provider() is None:
             raise ConfigError("no search provider is configured (search.provider is none)")
-        return WebSearch(
-            provider,
-            allowed_domains=self.face_policy.allowed_domains,
-            blocked_domains=self.face_policy.blocked_domains,
-        )
+        return Host(packs=[self.web_pack((tool,))], plugins=MCP_FORMS)
 
     def model_endpoints(self, roles: Iterable[str]) -> dict[str, ModelEndpoint]:
         """The endpoints of the configured roles among ``roles`` (the ones a prompt names).

@@ -14,6 +14,7 @@ from runvil._host.host import (
     tool_call_failure,
 )
 from runvil._host.objects import FrozenDict, PackObject, ToolObject, freeze, thaw
+from runvil._host.results import CallResult, model_text
 from runvil._host.run import Run
 from runvil._host.toolbox import OfferedTool, Toolbox, ToolResult
 from runvil._pack import ENTRY_POINT_GROUP, Pack, PackContext, Plugin, Requirement
@@ -24,6 +25,7 @@ __all__ = [
     "Approval",
     "ApprovalRequest",
     "Approver",
+    "CallResult",
     "FrozenDict",
     "Host",
     "OfferError",
@@ -38,6 +40,7 @@ __all__ = [
     "ToolResult",
     "Toolbox",
     "freeze",
+    "model_text",
     "refusal_message",
     "requirements_notice",
     "thaw",

@@ -20,16 +20,15 @@ process). A :class:`~runvil.Run` is one prompt run or one MCP session.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
 from runvil._closing import AsyncClosing
-from runvil._errors import RunError, RunErrorKind, ToolError, ToolErrorKind
+from runvil._errors import RunError, RunErrorKind, ToolError
 from runvil._host.approval import ApprovalGate, Approver
+from runvil._host.invoker import Invoker
 from runvil._host.objects import Dialect, PackObject, ToolObject, tool_object
 from runvil._host.plugins import (
     installed_plugins,
@@ -49,8 +48,6 @@ __all__ = [
     "requirements_notice",
     "tool_call_failure",
 ]
-
-logger = logging.getLogger("runvil.host")
 
 #: The Plugins a default ``Host()`` calls: the web Plugin in both forms, backed by the same tools.
 DEFAULT_PLUGINS: tuple[str, ...] = ("runvil/web", "promptforge/web")
@@ -146,6 +143,7 @@ class Host(AsyncClosing):
         self._closed = False
         self._built: list[Pack] = []
         self._impls: dict[str, tuple[Pack, ToolImplementation]] = {}
+        self._invoker = Invoker(self.resolve, self._impls, self._gate)
         self._packs: dict[str, PackObject] = {}
         self._plugins: dict[str, PackObject] = {}
         self._by_name: dict[str, PackObject] = {}
@@ -246,12 +244,6 @@ class Host(AsyncClosing):
                 return f"tool {ref} is unavailable: {owner.reason}"
         return f"unknown tool {ref}"
 
-    def _resolve_for_call(self, tool: ToolObject | str) -> ToolObject:
-        try:
-            return self.resolve(tool)
-        except LookupError as err:
-            raise ToolError(ToolErrorKind.InvalidArguments, str(err.args[0])) from None
-
     # -- requirements --------------------------------------------------------------------------
 
     def prepare(
@@ -310,7 +302,7 @@ class Host(AsyncClosing):
         Use it as ``async with host.run() as run:`` or close it with ``await run.aclose()``."""
         if self._closed:
             raise RuntimeError("this host is closed")
-        return Run(self, nonce)
+        return Run(self._invoker, nonce)
 
     start_run = run
 
@@ -330,31 +322,6 @@ class Host(AsyncClosing):
             await self._default_run.aclose()
         for pack in self._built:
             await pack.aclose()
-
-
-
-    # -- the call path -------------------------------------------------------------------------
-
-    async def _invoke(self, obj: ToolObject, args: Any) -> str:
-        catalog = obj.catalog
-        pack, impl = self._impls[catalog.id]  # a ToolObject exists only for built tools
-        # Tools take one JSON argument object; anything else (None, an array, a string) is no
-        # argument object at all, and the tool then names what is missing in its own words.
-        args = dict(args) if isinstance(args, Mapping) else {}
-        if self._gate.asks:
-            detail = pack.approval_detail(catalog.name, args)
-            if detail is not None:
-                await self._gate.check(catalog, detail)
-        try:
-            return await impl.call(args)
-        except (ToolError, asyncio.CancelledError):
-            raise
-        except Exception as exc:
-            logger.exception("tool %s raised an unexpected exception", catalog.id)
-            raise ToolError(
-                ToolErrorKind.Other,
-                f"{catalog.wire_name}: internal error ({type(exc).__name__})",
-            ) from exc
 
 
 def _given_packs(packs: Iterable[Pack] | None) -> list[Pack]:

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from runvil._errors import ToolError, ToolErrorKind
+from runvil._errors import ToolErrorKind
 from runvil._host.objects import ToolObject
-
-if TYPE_CHECKING:
-    from runvil._host.run import Run
+from runvil._host.results import CallResult, model_text
 
 __all__ = ["OfferedTool", "ToolResult", "Toolbox"]
 
@@ -55,6 +53,18 @@ class OfferedTool:
         return {"name": self.name, "description": self.description, "parameters": self.schema}
 
 
+class RunCalls(Protocol):
+    """What a toolbox needs of its run (a :class:`~runvil.Run`): the nonce, name lookup and
+    the typed call, so the calls are the run's (tracked, cancelled when it ends)."""
+
+    @property
+    def nonce(self) -> str: ...
+
+    def resolve(self, tool: ToolObject | str) -> ToolObject: ...
+
+    async def invoke(self, tool: ToolObject | str, args: Any) -> CallResult: ...
+
+
 class Toolbox:
     """The tool scope of one model conversation: what the model is shown and may call.
 
@@ -62,7 +72,7 @@ class Toolbox:
     description override replaces the old one). A model can reach only a name it was offered.
     """
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: RunCalls) -> None:
         self._run = run
         self._offered: dict[str, OfferedTool] = {}
 
@@ -75,7 +85,7 @@ class Toolbox:
         Tool object's ``name``). ``description`` overrides what the model is shown, never the
         Tool object's ``description`` field. Raises ``LookupError`` for an unknown tool.
         """
-        obj = self._run.host.resolve(tool)
+        obj = self._run.resolve(tool)
         name = obj.name if obj.dialect == "promptforge" else obj.wire_name
         offered = OfferedTool(
             name=name,
@@ -120,8 +130,10 @@ class Toolbox:
                 # Not an argument object (nesting too deep for the parser included): the tool
                 # names what is missing.
                 args = {}
-        try:
-            text = await self._run.call(offered.tool, args, envelope=True)
-        except ToolError as err:
-            return ToolResult(self._run.untrusted(err.message), True, err.kind)
-        return ToolResult(text)
+        result = await self._run.invoke(offered.tool, args)
+        error = result.error
+        return ToolResult(
+            model_text(result, self._run.nonce),
+            is_error=error is not None,
+            error_kind=None if error is None else error.kind,
+        )

@@ -82,7 +82,7 @@ async def run_prompt(
         )
     loop = asyncio.get_running_loop()
     async with host.run(nonce=nonce) as run, ModelTransport() as http:
-        session = _Session(prompt, run, aliases, endpoints, limits, loop, http, on_print)
+        session = _Session(prompt, host, run, aliases, endpoints, limits, loop, http, on_print)
         done = _start_thread(loop, session.work)
         try:
             return await asyncio.wait_for(asyncio.shield(done), timeout=limits.wall_time)
@@ -149,6 +149,7 @@ class _Session:
     def __init__(
         self,
         prompt: Prompt,
+        host: Host,
         run: Run,
         aliases: dict[str, ToolObject],
         endpoints: dict[str, ModelEndpoint],
@@ -158,6 +159,7 @@ class _Session:
         on_print: Callable[[str], None] | None,
     ) -> None:
         self._prompt = prompt
+        self._host = host
         self._run = run
         self._aliases = aliases
         self._endpoints = endpoints
@@ -252,7 +254,7 @@ class _Session:
 
     def tool_info(self, key: str) -> dict[str, Any]:
         try:
-            obj = self._run.host.resolve(self._target(key))
+            obj = self._run.resolve(self._target(key))
         except LookupError as err:
             raise ApiError(f"tools.get: {err.args[0]}") from None
         info: dict[str, Any] = {
@@ -287,7 +289,7 @@ class _Session:
 
     def pack_offer(self, pack_id: str) -> None:
         try:
-            tools = self._run.host.offer_pack(pack_id)
+            tools = self._host.offer_pack(pack_id)
         except OfferError as err:
             raise ApiError(str(err)) from None
         for tool in tools:

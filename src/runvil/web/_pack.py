@@ -56,9 +56,11 @@ _APPROVAL_ARGUMENT = {"fetch": ("url", MAX_URL_CHARS), "search": ("query", MAX_Q
 
 class WebTools:
     """The tool instances behind both forms of the Pack, built once per Host (``search`` is
-    ``None`` for a Pack narrowed to the fetch)."""
+    ``None`` for a Pack narrowed to the fetch, ``fetch`` for one narrowed to the search)."""
 
-    def __init__(self, fetch: ToolImplementation, search: ToolImplementation | None) -> None:
+    def __init__(
+        self, fetch: ToolImplementation | None, search: ToolImplementation | None
+    ) -> None:
         self.fetch = fetch
         self.search = search
 
@@ -75,17 +77,28 @@ def build_web_tools(provider: Any, network: Any, policy: Any) -> WebTools:
     application or the operator chose another) and the search tool over ``provider``."""
     from runvil.web._search.tool import WebSearch
 
-    # The operator's domain lists hold for search results too: a model is not pointed at a
-    # site it may not fetch (docs/search.md, "Rows a model is shown").
-    lists = {} if policy is None else {
-        "allowed_domains": policy.allowed_domains, "blocked_domains": policy.blocked_domains
-    }
-    return WebTools(_fetch_tool(network, policy), WebSearch(provider, **lists))
+    return WebTools(_fetch_tool(network, policy), WebSearch(provider, **_domain_lists(policy)))
+
+
+def _domain_lists(policy: Any) -> dict[str, Any]:
+    """The operator's domain lists, which hold for search results too: a model is not pointed
+    at a site it may not fetch (docs/search.md, "Rows a model is shown")."""
+    if policy is None:
+        return {}
+    return {"allowed_domains": policy.allowed_domains, "blocked_domains": policy.blocked_domains}
 
 
 def build_fetch_tool(network: Any, policy: Any) -> WebTools:
     """The Pack narrowed to its fetch tool: no search tool, no provider."""
     return WebTools(_fetch_tool(network, policy), None)
+
+
+def build_search_tool(provider: Any, policy: Any) -> WebTools:
+    """The Pack narrowed to its search tool (``runvil search``): no fetch client, whose trust
+    store alone takes a noticeable part of a command's start."""
+    from runvil.web._search.tool import WebSearch
+
+    return WebTools(None, WebSearch(provider, **_domain_lists(policy)))
 
 
 def _fetch_tool(network: Any, policy: Any) -> ToolImplementation:
@@ -104,8 +117,8 @@ class WebPack:
 
     ``tools`` narrows the Pack to some of its tools, for a face the operator told to serve only
     those (``runvil mcp --tools web_fetch``): a Pack of ``("fetch",)`` builds the fetch tool
-    alone and so needs no search provider. Every Host, prompt and adapter gets the whole Pack
-    unless an operator asked otherwise.
+    alone and so needs no search provider; one of ``("search",)`` builds no fetch client. Every
+    Host, prompt and adapter gets the whole Pack unless an operator asked otherwise.
     """
 
     name = PACK_NAME
@@ -146,7 +159,9 @@ class WebPack:
     def build(self) -> Sequence[ToolImplementation]:
         """The fetch tool and the search tool, built on the first call only."""
         if self._tools is None:
-            if "search" in self.tool_names:
+            if "fetch" not in self.tool_names:
+                self._tools = build_search_tool(self.provider, self.policy)
+            elif "search" in self.tool_names:
                 self._tools = build_web_tools(self.provider, self.network, self.policy)
             else:
                 self._tools = build_fetch_tool(self.network, self.policy)

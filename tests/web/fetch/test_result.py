@@ -142,7 +142,7 @@ async def test_a_refused_host_carries_its_answers_and_their_ranges(
 ) -> None:
     internet.dns["internal.example"] = ["10.0.0.5", "169.254.169.254", "not-an-ip"]
     with pytest.raises(ToolError) as caught:
-        await make_fetch().run({"url": "https://internal.example/"})
+        await make_fetch().call_outcome({"url": "https://internal.example/"})
     outcome = FetchOutcome.from_error(caught.value)
     assert repr(caught.value) == (
         "ToolError(InvalidArguments, 'host internal.example has no allowed address')"
@@ -166,7 +166,7 @@ async def test_a_refused_host_reached_by_a_redirect_says_so(
     await site({"/": away})
     internet.dns["internal.example"] = ["10.0.0.5"]
     with pytest.raises(ToolError) as caught:
-        await make_fetch().run({"url": "https://example.com/"})
+        await make_fetch().call_outcome({"url": "https://example.com/"})
     outcome = FetchOutcome.from_error(caught.value)
     assert (outcome.host, outcome.redirected, outcome.refused) == (
         "internal.example", True, (("10.0.0.5", "10.0.0.0/8"),)
@@ -182,7 +182,7 @@ async def test_a_network_failure_names_its_cause_outside_the_text(
     closed.close()
     internet.dns["down.example"] = ["93.184.216.40"]
     internet.routes[("93.184.216.40", 443)] = ("127.0.0.1", dead_port)
-    outcome = await make_fetch().run({"url": "https://down.example/x"})
+    outcome = await make_fetch().call_outcome({"url": "https://down.example/x"})
     assert outcome.model_text() == (
         "fetch failed for https://down.example/x: network error; try a different URL"
     )
@@ -195,7 +195,7 @@ async def test_a_certificate_failure_is_told_apart_from_other_network_errors(
     app = web.Application()
     app.router.add_get("/", missing)
     await internet.serve(app, hosts=("wrong.test",), names=("example.com",))
-    outcome = await make_fetch().run({"url": "https://wrong.test/"})
+    outcome = await make_fetch().call_outcome({"url": "https://wrong.test/"})
     assert outcome.model_text() == (
         "fetch failed for https://wrong.test/: network error; try a different URL"
     )

@@ -89,6 +89,19 @@ def parameters_schema(ceiling: int, *, continuation: bool = False) -> dict[str, 
     return schema
 
 
+def reads_on(parameters: Mapping[str, Any]) -> bool:
+    """Whether a ``web/fetch`` tool with the argument schema ``parameters`` reads on past its cut
+    (it offers ``start_index``).
+
+    The tool offers ``start_index`` exactly when its policy has ``continuation``, and this is the
+    one question everything outside the tool asks about it: the MCP server's instructions, the
+    command line's ``--start`` and :meth:`WebFetch.fetch` read the schema of the tool they
+    serve, never a setting of their own.
+    """
+    properties = parameters.get("properties")
+    return isinstance(properties, Mapping) and "start_index" in properties
+
+
 def parse_arguments(
     arguments: object, ceiling: int, *, continuation: bool = False
 ) -> FetchRequest:

@@ -10,8 +10,9 @@ A call goes: arguments (:mod:`.arguments`) -> URL admission (:mod:`.admission`, 
 process-wide memory budget and by the policy's ``render_timeout``: :mod:`.rendering`) -> the
 ``max_chars`` cut (:mod:`.pagetext`, the one pipeline) -> one typed outcome (:mod:`.outcome`),
 whose text the model reads. Every soft failure is an outcome too (its text is the whole result
-text); hard failures raise :class:`~runvil._errors.ToolError`. :meth:`WebFetch.run` returns the
-outcome, :meth:`WebFetch.call` its text.
+text); hard failures raise :class:`~runvil._errors.ToolError`. :meth:`WebFetch.call_outcome`
+returns the outcome (the Host calls it, so a face reads the fields), :meth:`WebFetch.call` its
+text.
 
 The fetch runs in a task of its own, awaited by the call, under one whole-request deadline (a
 timer that cancels the task while it is still on the network). Cancelling the call cancels the task
@@ -45,7 +46,12 @@ from runvil._net.proxy import Proxies
 from runvil._tools import Tool, current_run
 from runvil.web._fetch import failures, rendering
 from runvil.web._fetch.admission import UrlRefused, admit_url
-from runvil.web._fetch.arguments import FetchRequest, parameters_schema, parse_arguments
+from runvil.web._fetch.arguments import (
+    FetchRequest,
+    parameters_schema,
+    parse_arguments,
+    reads_on,
+)
 from runvil.web._fetch.content import BodyKind
 from runvil.web._fetch.deadlines import DeadlineQueue
 from runvil.web._fetch.hosts import host_rules
@@ -123,20 +129,20 @@ class WebFetch(AsyncClosing):
         """
         arguments: dict[str, Any] = {"url": url, "max_chars": max_chars, "raw": raw}
         if start_index is not None:
-            if not self.policy.continuation:
+            if not reads_on(self.tool.parameters):
                 raise ValueError("start_index needs FetchPolicy(continuation=True)")
             arguments["start_index"] = start_index
         try:
-            outcome = await self.run(arguments)
+            outcome = await self.call_outcome(arguments)
         except ToolError as error:
             outcome = FetchOutcome.from_error(error)
         return FetchResult.from_outcome(outcome)
 
     async def call(self, arguments: object) -> str:
         """Run one fetch. Success and soft failures return text; hard failures raise."""
-        return (await self.run(arguments)).model_text()
+        return (await self.call_outcome(arguments)).model_text()
 
-    async def run(self, arguments: object) -> FetchOutcome:
+    async def call_outcome(self, arguments: object) -> FetchOutcome:
         """Run one fetch: its outcome as one typed value (the page, or a soft failure); a hard
         failure raises :class:`~runvil._errors.ToolError`. The text a model reads is rendered
         from the outcome (:meth:`~runvil.web._fetch.outcome.FetchOutcome.model_text`)."""

@@ -245,10 +245,10 @@ async def prompts_md_run(text: str, internet: FakeInternet, tmp_path: Path) -> N
 
 
 async def architecture_md_row(text: str, internet: FakeInternet, tmp_path: Path) -> None:
-    from runvil._faces.config import Setting
+    from runvil import Setting
 
     row = eval(text, {"Setting": Setting, "_seconds": float})
-    assert (row.key, row.policy, row.option) == ("fetch.timeout", "timeout", "--fetch-timeout")
+    assert (row.key, row.name, row.option) == ("fetch.timeout", "timeout", "--fetch-timeout")
 
 
 async def run_program(path: Path, env: dict[str, str], cwd: Path) -> str:

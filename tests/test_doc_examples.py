@@ -275,7 +275,7 @@ async def host_md_pack(text: str, internet: FakeInternet, tmp_path: Path) -> Non
 
     namespace: dict[str, Any] = {"__name__": "acme_notes"}
     exec(compile(text, "acme_notes.py", "exec"), namespace)
-    pack = namespace["plugin"](PackContext(services={}, network=None, fetch_policy=None))
+    pack = namespace["plugin"](PackContext(services={}, network=None))
     async with Host(packs=[pack], config={"notes": {"prefix": "> "}}) as host:
         assert await host.call("notes/echo", {"text": "hi"}, envelope=False) == "> hi"
 

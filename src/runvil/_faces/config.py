@@ -33,7 +33,6 @@ resolved by the functions below. The reference is ``docs/configuration.md``.
 from __future__ import annotations
 
 import difflib
-import logging
 import os
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
@@ -79,8 +78,6 @@ __all__ = [
     "load_config",
     "masked",
 ]
-
-logger = logging.getLogger("runvil.host")
 
 #: The search providers a configuration can name (``none`` offers no search at all).
 SEARCH_PROVIDERS: tuple[str, ...] = (
@@ -276,7 +273,11 @@ def installed_pack_settings() -> dict[str, tuple[Setting, ...]]:
     loaded, or a declaration that does not fit (a key outside the Pack's own table, a variable
     or flag another setting has), is left out with a warning on the ``runvil.host`` logger:
     a Pack can add settings, never take over runvil's."""
+    import logging
+
     from runvil._host.plugins import RESERVED_PREFIXES, installed_plugins
+
+    logger = logging.getLogger("runvil.host")
 
     taken_env = {var for s in SETTINGS for var in s.env} | set(_OTHER_ENV)
     taken_flags: set[str | None] = {s.flag for s in SETTINGS} | _COMMAND_FLAGS

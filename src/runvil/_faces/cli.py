@@ -395,10 +395,11 @@ def fetch(
     if start_index is not None:
         args["start_index"] = start_index
     from runvil._faces.hints import fetch_hints
+    from runvil.web._fetch.arguments import offers_start_index
 
     with _failures():
         wiring = _wiring(ctx, config_path, **settings)
-        if start_index is not None and not wiring.face_policy.continuation:
+        if start_index is not None and not offers_start_index(wiring.face_policy):
             raise ConfigError("--start needs fetch.continuation, which is off")
         outcome = _run(run_fetch(args, wiring), spinner=f"Fetching {url}")
         fetched = outcome.fetched

@@ -539,7 +539,9 @@ def _outcome(result: types.CallToolResult) -> str:
 
 
 def _offers_start_index(tool: ToolObject | None) -> bool:
-    """Whether the served ``web_fetch`` reads on past its cut (its policy has continuation)."""
+    """Whether the served ``web_fetch`` reads on past its cut: the tool's own answer, which its
+    schema carries (``offers_start_index`` of :mod:`runvil.web._fetch.arguments` decides it),
+    since the server sees a Host's Tool objects and not the policy behind them."""
     return tool is not None and "start_index" in tool.schema_dict().get("properties", {})
 
 

@@ -45,7 +45,12 @@ from runvil._net.proxy import Proxies
 from runvil._tools import Tool, current_run
 from runvil.web._fetch import failures, rendering
 from runvil.web._fetch.admission import UrlRefused, admit_url
-from runvil.web._fetch.arguments import FetchRequest, parameters_schema, parse_arguments
+from runvil.web._fetch.arguments import (
+    FetchRequest,
+    offers_start_index,
+    parameters_schema,
+    parse_arguments,
+)
 from runvil.web._fetch.content import BodyKind
 from runvil.web._fetch.deadlines import DeadlineQueue
 from runvil.web._fetch.hosts import host_rules
@@ -84,7 +89,7 @@ class WebFetch(AsyncClosing):
             id=TOOL_ID,
             description=DESCRIPTION,
             parameters=parameters_schema(
-                self.policy.max_chars, continuation=self.policy.continuation
+                self.policy.max_chars, continuation=offers_start_index(self.policy)
             ),
         )
         self._reading = reading_for(self.policy)
@@ -123,7 +128,7 @@ class WebFetch(AsyncClosing):
         """
         arguments: dict[str, Any] = {"url": url, "max_chars": max_chars, "raw": raw}
         if start_index is not None:
-            if not self.policy.continuation:
+            if not offers_start_index(self.policy):
                 raise ValueError("start_index needs FetchPolicy(continuation=True)")
             arguments["start_index"] = start_index
         try:
@@ -141,7 +146,7 @@ class WebFetch(AsyncClosing):
         failure raises :class:`~runvil._errors.ToolError`. The text a model reads is rendered
         from the outcome (:meth:`~runvil.web._fetch.outcome.FetchOutcome.model_text`)."""
         request = parse_arguments(
-            arguments, self.policy.max_chars, continuation=self.policy.continuation
+            arguments, self.policy.max_chars, continuation=offers_start_index(self.policy)
         )
         try:
             target = admit_url(request.url, self._rules)

@@ -280,6 +280,23 @@ async def host_md_pack(text: str, internet: FakeInternet, tmp_path: Path) -> Non
         assert await host.call("notes/echo", {"text": "hi"}, envelope=False) == "> hi"
 
 
+async def host_md_setting(text: str, internet: FakeInternet, tmp_path: Path) -> None:
+    """The setting block, added to the Pack module: its Plugin declares the setting and the
+    Pack reads the value the Host hands it."""
+    from runvil import Host, PackContext, Setting
+
+    pack_module = next(t for w, t in blocks("python") if w.startswith("docs/host.md") and
+                       t.startswith("# acme_notes.py\n"))
+    namespace: dict[str, Any] = {"__name__": "acme_notes"}
+    exec(compile(pack_module, "acme_notes.py", "exec"), namespace)
+    exec(compile(text, "acme_notes.py", "exec"), namespace)
+    (declared,) = namespace["plugin"].settings
+    assert isinstance(declared, Setting) and declared.key == "notes.suffix"
+    pack = namespace["plugin"](PackContext(settings={"notes.suffix": "!"}))
+    async with Host(packs=[pack]) as host:
+        assert await host.call("notes/echo", {"text": "hi"}, envelope=False) == "hi!"
+
+
 async def host_md_client(text: str, internet: FakeInternet, tmp_path: Path) -> None:
     """The whole path of docs/host.md: the Pack module, its entry point from the pyproject
     block, the runvil.toml block, ``runvil`` on the PATH, and the client program, whose output
@@ -324,6 +341,7 @@ PYTHON: dict[tuple[str, str], Runner] = {
     ("docs/fetch.md", "from runvil import ToolError"): fetch_md_call,
     ("docs/fetch.md", "import asyncio"): fetch_md_typed,
     ("docs/host.md", "from runvil import Approval"): host_md_tour,
+    ("docs/host.md", "# acme_notes.py, with a setting"): host_md_setting,
     ("docs/host.md", "# acme_notes.py"): host_md_pack,
     ("docs/host.md", "import asyncio"): host_md_client,
     ("docs/prompts.md", "from runvil import Host"): prompts_md_run,

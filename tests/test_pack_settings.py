@@ -16,6 +16,9 @@ from runvil._faces.wiring import wire
 from tests.faces_helpers import REPO, child_env, run_cli, user_config, write_seam
 from tests.fixtures import example_pack
 from tests.fixtures.internet import FakeInternet
+from tests.test_host_fakes import Fakes, fakes
+
+__all__ = ["fakes"]
 
 
 @pytest.fixture
@@ -125,3 +128,40 @@ async def test_the_command_line_takes_a_pack_s_flag(
     assert code == 2 and err.endswith(
         "Error: No such option '--notes-sufix'. Did you mean '--notes-suffix'?\n"
     )
+
+
+# -- the Host: generic per-Pack settings, and the web Pack's given the short way ----------------
+
+
+def test_the_web_plugin_makes_its_policy_from_its_settings(fakes: Fakes) -> None:
+    from runvil.web import FetchPolicy
+
+    provider = object()
+    Host(search_provider=provider, settings={"runvil/web": {"fetch.robots": True}})
+    base = FetchPolicy(max_chars=500)
+    Host(
+        search_provider=provider, fetch_policy=base,
+        settings={"runvil/web": {"fetch.user_agent": "acme/1"}},
+    )
+    Host(search_provider=provider, fetch_policy=base)
+    Host(search_provider=provider)
+    assert [policy for _, _, policy in fakes.builds] == [
+        FetchPolicy(robots=True),
+        FetchPolicy(max_chars=500, user_agent="acme/1"),  # a setting over Host(fetch_policy=)
+        base,  # Host(fetch_policy=...) as it always was
+        None,  # nothing given: the tool's FetchPolicy()
+    ]
+
+
+def test_a_plugin_reads_the_fetch_policy_it_was_given_as_before() -> None:
+    from runvil import PackContext
+
+    policy = object()
+    assert PackContext(settings={"fetch_policy": policy}).fetch_policy is policy
+    assert PackContext().fetch_policy is None and PackContext().settings == {}
+
+
+def test_settings_must_map_plugin_names() -> None:
+    message = r"^settings maps a Plugin's name to its settings, not list$"
+    with pytest.raises(TypeError, match=message):
+        Host(plugins=(), settings=[])  # type: ignore[arg-type]

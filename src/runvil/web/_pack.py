@@ -10,6 +10,10 @@ configuration and needs the ``search-provider`` service (so which setup problems
 unavailable, in the seeds' order), and which argument of each tool is the "detail" an approval
 prompt shows (the URL, the query). The Host words the reasons and notices from these facts.
 
+Its settings (the ``[fetch]`` keys and the ``[search]`` proxy and rate) are declared in
+:mod:`runvil.web._settings`, which the faces read without loading this module; the Plugin makes
+its fetch policy from the values the Host hands it (:func:`policy_from_settings`).
+
 ``web_pack(provider=..., network=..., policy=...)`` builds the Pack for ``Host(packs=[...])``;
 :func:`plugin` is the same Pack as the ``runvil.packs`` entry points ``runvil/web`` and
 ``promptforge/web`` build it for ``Host()`` (the provider from the environment when the Host was

@@ -25,9 +25,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from runvil._net.addresses import INVALID as INVALID_ADDRESS
-from runvil._net.addresses import private_host_may_use as may_serve_a_private_host
-from runvil._net.hostnames import PrivateHosts
+from runvil.web._fetch.hosts import NOT_AN_IP_ADDRESS as INVALID_ADDRESS
+from runvil.web._fetch.hosts import lists_private_host, may_serve_a_private_host
 from runvil.web._fetch.outcome import CertificateRefused, FetchOutcome
 
 __all__ = ["fetch_hints"]
@@ -73,7 +72,7 @@ def fetch_hints(
         redirected = (
             bool(private_hosts)
             and outcome.redirected
-            and PrivateHosts.parse(private_hosts).names(host)
+            and lists_private_host(private_hosts, host)
         )
         return _address_hints(host, outcome.refused, redirected)
     return []
@@ -130,7 +129,7 @@ def _http_hints(url: str, private_hosts: tuple[str, ...]) -> list[str]:
         return ["hint: runvil fetches https only"]
     record = _parsed(url)
     host = record.hostname if record is not None else ""
-    if host and PrivateHosts.parse(private_hosts).names(host):
+    if host and lists_private_host(private_hosts, host):
         port = record.port or "80"
         return [
             f"hint: {host} is in private_hosts, but not with port {port}; http is fetched only "

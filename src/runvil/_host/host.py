@@ -99,7 +99,7 @@ class Host(AsyncClosing):
     """Sets up Packs once and hands out Tool objects, requirements checks and runs.
 
     ``Host(plugins=DEFAULT_PLUGINS, config=None, search_provider=<the Plugin's default>,
-    network=None, approve=None, *, fetch_policy=None, packs=None)``:
+    network=None, approve=None, *, fetch_policy=None, packs=None, settings=None)``:
 
     * ``packs``: built Pack objects to serve (``[web_pack(provider=..., network=...)]``).
     * ``plugins``: the Plugin names the Host calls, each serving one form of one Pack:

@@ -51,7 +51,7 @@ def layer(module: str) -> str:
         return "surface"
     if module in (
         "runvil._errors", "runvil._tools", "runvil._pack", "runvil._envelope", "runvil._closing",
-        "runvil._lazy",
+        "runvil._lazy", "runvil._settings",
     ):
         return "core"
     for prefix, name in (

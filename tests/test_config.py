@@ -327,20 +327,20 @@ def test_variables_runvil_reads_are_accepted(tmp_path: Path) -> None:
 def test_a_policy_setting_is_one_row_and_reaches_the_fetch_policy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """How a ``[fetch]`` key, its variable and its flag are added: one row of SETTINGS. (None
-    ships today; this is the path the first one will take.)"""
-    from runvil._faces import config as config_module
-    from runvil._faces.config import SETTINGS, Setting, describe
+    """How a ``[fetch]`` key, its variable and its flag are added: one declaration among the
+    web Pack's settings. (None ships today; this is the path the first one will take.)"""
+    from runvil import Setting
+    from runvil._faces.config import describe
     from runvil._faces.wiring import wire
+    from runvil.web import _settings as web_settings
 
     def seconds(value: object, where: str) -> float:
         if isinstance(value, int | float | str) and float(value) > 0:
             return float(value)
         raise ConfigError(f"{where} must be a positive number of seconds, not {value!r}")
 
-    row = Setting("fetch.timeout", ("RUNVIL_FETCH_TIMEOUT",), seconds, None,
-                  flag="fetch_timeout", policy="timeout")
-    monkeypatch.setattr(config_module, "SETTINGS", (*SETTINGS, row))
+    row = Setting("fetch.timeout", ("RUNVIL_FETCH_TIMEOUT",), seconds, None, flag="fetch_timeout")
+    monkeypatch.setattr(web_settings, "SETTINGS", (*web_settings.SETTINGS, row))
     write(user_config(tmp_path), "[fetch]\ntimeout = 7\n")
     env = {"HOME": str(tmp_path), "RUNVIL_FETCH_TIMEOUT": "9"}
     cfg = load_config(env=env, cwd=tmp_path)
@@ -374,17 +374,19 @@ def test_without_policy_settings_the_policy_is_the_seeds_default(tmp_path: Path)
 
 
 def test_a_setting_row_with_an_option_adds_the_flag_to_every_command(tmp_path: Path) -> None:
-    """The same row, with ``option=``, is also the flag of fetch, search, run, mcp and config."""
+    """The same declaration, with ``option=``, is also the flag of fetch, search, run, mcp and
+    config."""
     import json
     import subprocess
     import sys
 
     code = (
         "import sys\n"
-        "from runvil._faces import config as c\n"
-        "row = c.Setting('fetch.timeout', ('RUNVIL_FETCH_TIMEOUT',), lambda v, w: float(v), None,\n"
-        "                flag='fetch_timeout', policy='timeout', option='--fetch-timeout')\n"
-        "c.SETTINGS = (*c.SETTINGS, row)\n"
+        "from runvil import Setting\n"
+        "from runvil.web import _settings as web\n"
+        "row = Setting('fetch.timeout', ('RUNVIL_FETCH_TIMEOUT',), lambda v, w: float(v), None,\n"
+        "              flag='fetch_timeout', option='--fetch-timeout')\n"
+        "web.SETTINGS = (*web.SETTINGS, row)\n"
         "from runvil._faces.cli import main\n"
         "main(sys.argv[1:])\n"
     )

@@ -245,10 +245,10 @@ async def prompts_md_run(text: str, internet: FakeInternet, tmp_path: Path) -> N
 
 
 async def architecture_md_row(text: str, internet: FakeInternet, tmp_path: Path) -> None:
-    from runvil._faces.config import Setting
+    from runvil import Setting
 
     row = eval(text, {"Setting": Setting, "_seconds": float})
-    assert (row.key, row.policy, row.option) == ("fetch.timeout", "timeout", "--fetch-timeout")
+    assert (row.key, row.name, row.option) == ("fetch.timeout", "timeout", "--fetch-timeout")
 
 
 async def run_program(path: Path, env: dict[str, str], cwd: Path) -> str:
@@ -275,9 +275,26 @@ async def host_md_pack(text: str, internet: FakeInternet, tmp_path: Path) -> Non
 
     namespace: dict[str, Any] = {"__name__": "acme_notes"}
     exec(compile(text, "acme_notes.py", "exec"), namespace)
-    pack = namespace["plugin"](PackContext(services={}, network=None, fetch_policy=None))
+    pack = namespace["plugin"](PackContext(services={}, network=None))
     async with Host(packs=[pack], config={"notes": {"prefix": "> "}}) as host:
         assert await host.call("notes/echo", {"text": "hi"}, envelope=False) == "> hi"
+
+
+async def host_md_setting(text: str, internet: FakeInternet, tmp_path: Path) -> None:
+    """The setting block, added to the Pack module: its Plugin declares the setting and the
+    Pack reads the value the Host hands it."""
+    from runvil import Host, PackContext, Setting
+
+    pack_module = next(t for w, t in blocks("python") if w.startswith("docs/host.md") and
+                       t.startswith("# acme_notes.py\n"))
+    namespace: dict[str, Any] = {"__name__": "acme_notes"}
+    exec(compile(pack_module, "acme_notes.py", "exec"), namespace)
+    exec(compile(text, "acme_notes.py", "exec"), namespace)
+    (declared,) = namespace["plugin"].settings
+    assert isinstance(declared, Setting) and declared.key == "notes.suffix"
+    pack = namespace["plugin"](PackContext(settings={"notes.suffix": "!"}))
+    async with Host(packs=[pack]) as host:
+        assert await host.call("notes/echo", {"text": "hi"}, envelope=False) == "hi!"
 
 
 async def host_md_client(text: str, internet: FakeInternet, tmp_path: Path) -> None:
@@ -324,6 +341,7 @@ PYTHON: dict[tuple[str, str], Runner] = {
     ("docs/fetch.md", "from runvil import ToolError"): fetch_md_call,
     ("docs/fetch.md", "import asyncio"): fetch_md_typed,
     ("docs/host.md", "from runvil import Approval"): host_md_tour,
+    ("docs/host.md", "# acme_notes.py, with a setting"): host_md_setting,
     ("docs/host.md", "# acme_notes.py"): host_md_pack,
     ("docs/host.md", "import asyncio"): host_md_client,
     ("docs/prompts.md", "from runvil import Host"): prompts_md_run,

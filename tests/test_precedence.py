@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import trustme
 
-from runvil._faces.config import SETTINGS, Config, load_config
+from runvil._faces.config import SETTINGS, Config, declared_settings, load_config
 from tests.faces_helpers import user_config
 
 
@@ -83,10 +83,10 @@ def test_every_setting_has_a_row() -> None:
 
 def effective(config: Config, key: str) -> Any:
     """The value ``config`` holds for ``key``, or the marker ``"unset"`` when only the default
-    applies to a policy field (which then stays the policy's own)."""
-    setting = next(s for s in SETTINGS if s.key == key)
-    if setting.policy is not None:
-        return config.fetch.get(setting.policy, "unset")
+    applies to a Pack's setting (the Pack is handed only the settings that were set)."""
+    owner = declared_settings(installed=False).owners[key]
+    if owner is not None:
+        return config.pack_settings.get(owner, {}).get(key, "unset")
     return getattr(config, key.replace(".", "_"))
 
 
@@ -108,7 +108,8 @@ def test_flag_then_environment_then_file_then_default(row: Row, tmp_path: Path) 
     home = {"HOME": str(tmp_path)}
     default = load_config(env=home, cwd=tmp_path)
     assert default.sources[row.key] == "default"
-    assert effective(default, row.key) == ("unset" if setting.policy else setting.default)
+    owned = declared_settings(installed=False).owners[row.key] is not None
+    assert effective(default, row.key) == ("unset" if owned else setting.default)
 
     user_config(tmp_path).write_text(toml(row.key, filled(row.file)), encoding="utf-8")
     from_file = load_config(env=home, cwd=tmp_path)

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from runvil._pack import PackContext as PackContext
     from runvil._pack import Plugin as Plugin
     from runvil._pack import Requirement as Requirement
+    from runvil._settings import Setting as Setting
     from runvil._tools import RunScope as RunScope
     from runvil._tools import Tool as Tool
     from runvil._tools import ToolImplementation as ToolImplementation
@@ -64,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
         ("ENTRY_POINT_GROUP", "Pack", "PackContext", "Plugin", "Requirement"), "runvil._pack"
     ),
+    "Setting": "runvil._settings",
     **dict.fromkeys(
         (
             "DEFAULT_PLUGINS", "Approval", "ApprovalRequest", "Approver", "CallResult", "Host",

@@ -86,13 +86,23 @@ class Pack(Protocol):
 @dataclass(frozen=True)
 class PackContext:
     """What a Host hands a Plugin: the Host-wide services by name (a service the caller did not
-    give is absent; one given as ``None`` is present and means "this host provides none"), and
-    the network seam and fetch policy its tools speak through (``None``: the real network, the
-    default policy)."""
+    give is absent; one given as ``None`` is present and means "this host provides none"), the
+    network seam its tools speak through (``None``: the real network), and the Pack's settings.
+
+    ``settings`` maps a setting's key to its value: the settings the Pack declares
+    (:class:`runvil.Setting`) that the operator set in ``runvil.toml``, a variable or a flag
+    (a setting left at its default is absent: the Pack's own default applies), and whatever an
+    embedding application handed the Host for this Pack (``Host(settings={NAME: {...}})``)."""
 
     services: Mapping[str, Any] = field(default_factory=dict)
     network: Any = None
-    fetch_policy: Any = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def fetch_policy(self) -> Any:
+        """The ``fetch_policy`` setting (``Host(fetch_policy=...)`` sets it for the web Pack),
+        or ``None``; for Plugins written before settings."""
+        return self.settings.get("fetch_policy")
 
 
 #: A Plugin: builds its Pack from what the Host has.

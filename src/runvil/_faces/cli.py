@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from runvil._errors import RunError
-from runvil._faces.config import SETTINGS, ConfigError, load_config
+from runvil._faces.config import SETTINGS, ConfigError, Setting, load_config
 from runvil._faces.terminal import terminal_safe
 from runvil._faces.wiring import Wiring, wire
 
@@ -295,25 +295,65 @@ _provider_option = click.option(
 )
 
 
+def _has_option(setting: Setting, command: str) -> bool:
+    """Whether the command ``command`` takes ``setting``'s option."""
+    return (
+        setting.option is not None and setting.flag is not None
+        and (setting.commands is None or command in setting.commands)
+    )
+
+
+def _option(setting: Setting) -> click.Option:
+    """Another Pack's declared setting as an option: its value reaches :func:`load_config` as
+    a flag (``None``: not given)."""
+    assert setting.option is not None and setting.flag is not None
+    return click.Option(
+        [setting.option, setting.flag], default=None, metavar=setting.metavar,
+        multiple=setting.multiple, help=setting.help or f"Sets {setting.key} for this run.",
+    )
+
+
 def _setting_options(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """The options of every SETTINGS row that declares one, for the command ``name`` (every
-    command that reads the configuration has them, unless a row names its commands); their
-    values reach :func:`load_config` as flags (``None``: not given)."""
+    """The options of every setting runvil declares (the faces' and the web Pack's) that has
+    one, for the command ``name`` (every command that reads the configuration has them, unless
+    a setting names its commands). Another installed Pack's are added when the command runs
+    (:class:`_PackSettingsCommand`), so ``runvil --help`` loads no Pack."""
 
     def add(command: Callable[..., Any]) -> Callable[..., Any]:
         for setting in reversed(SETTINGS):
-            if setting.option is None or setting.flag is None:
-                continue
-            if setting.commands is not None and name not in setting.commands:
-                continue
-            command = click.option(
-                setting.option, setting.flag, default=None, metavar=setting.metavar,
-                multiple=setting.multiple,
-                help=setting.help or f"Sets {setting.key} for this run.",
-            )(command)
+            if _has_option(setting, name):
+                assert setting.option is not None and setting.flag is not None
+                command = click.option(
+                    setting.option, setting.flag, default=None, metavar=setting.metavar,
+                    multiple=setting.multiple,
+                    help=setting.help or f"Sets {setting.key} for this run.",
+                )(command)
         return command
 
     return add
+
+
+class _PackSettingsCommand(click.Command):
+    """A command that also takes the options of the settings other installed Packs declare,
+    read the first time the command parses its arguments or shows its help."""
+
+    _with_packs = False
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        if not self._with_packs:
+            self._with_packs = True
+            from runvil._faces.config import installed_pack_settings
+
+            at = next(
+                (i for i, p in enumerate(self.params) if p.name == "config_path"),
+                len(self.params),
+            )
+            for settings in installed_pack_settings().values():
+                for setting in settings:
+                    if self.name is not None and _has_option(setting, self.name):
+                        self.params.insert(at, _option(setting))
+                        at += 1
+        return super().get_params(ctx)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -344,7 +384,7 @@ def _debug_log() -> None:
     logger.setLevel(logging.DEBUG)
 
 
-@cli.command()
+@cli.command(cls=_PackSettingsCommand)
 @click.argument("url")
 @click.option("--max-chars", type=int, default=None, help="Characters to return (1..40000).")
 @click.option("--raw", is_flag=True, default=False, help="Render the whole page, not the article.")
@@ -381,7 +421,7 @@ def fetch(
     _finish(outcome, as_json, lambda text: _render_fetch_tty(fetched), hints)
 
 
-@cli.command()
+@cli.command(cls=_PackSettingsCommand)
 @click.argument("query")
 @click.option("--count", type=int, default=None, help="Maximum number of results (1..20).")
 @click.option("--freshness", default=None, metavar="pd|pw|pm|py", help="Past day/week/month/year.")
@@ -420,7 +460,7 @@ def search(
     _finish(outcome, as_json, _render_search_tty)
 
 
-@cli.command(name="config")
+@cli.command(name="config", cls=_PackSettingsCommand)
 @click.option("--json", "as_json", is_flag=True, help="Print the configuration as JSON.")
 @_provider_option
 @_setting_options("config")
@@ -444,6 +484,14 @@ def config_command(
         _write(json.dumps(data, indent=2, ensure_ascii=False))
         return
     _write(_config_text(data))
+
+
+#: What ``describe`` gives besides the tables of declared settings, and ``[search]`` and
+#: ``[fetch]``, which the text shows first.
+_NOT_SETTING_TABLES = frozenset({
+    "file", "web", "envelope", "approval", "search", "fetch", "models", "providers", "sources",
+    "packs", "browser",
+})
 
 
 def _config_text(data: Mapping[str, Any]) -> str:
@@ -471,11 +519,13 @@ def _config_text(data: Mapping[str, Any]) -> str:
         lines.append("[fetch]")
         for key, value in data["fetch"].items():
             line(key, value, f"fetch.{key}")
-    if data.get("mcp"):
+    for table, entries in data.items():  # [mcp], then another Pack's settings
+        if table in _NOT_SETTING_TABLES or not isinstance(entries, Mapping) or not entries:
+            continue
         lines.append("")
-        lines.append("[mcp]")
-        for key, value in data["mcp"].items():
-            line(key, value, f"mcp.{key}")
+        lines.append(f"[{table}]")
+        for key, value in entries.items():
+            line(key, value, f"{table}.{key}")
     lines.append("")
     lines.append("[models]")
     for role, spec in data["models"].items():
@@ -495,7 +545,7 @@ def _config_text(data: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-@cli.command()
+@cli.command(cls=_PackSettingsCommand)
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--model", "models", multiple=True, metavar="ROLE=PROVIDER:MODEL",
               help="Map a model role to an endpoint (repeatable).")
@@ -532,7 +582,7 @@ def run(
     _write(terminal_safe(result) if _stdout_is_tty() else result)
 
 
-@cli.command()
+@cli.command(cls=_PackSettingsCommand)
 @click.option("--http", "http", default=None, metavar="HOST:PORT",
               help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
 @click.option("--envelope/--no-envelope", default=None,

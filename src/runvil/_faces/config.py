@@ -18,13 +18,16 @@ A key the file does not know, or a ``RUNVIL_*`` variable runvil does not read, i
 suggestion (``unknown key search.provder; did you mean search.provider?``): a typo in
 ``approval`` must not leave calls approved without a word.
 
-**Adding a setting** is one row in :data:`SETTINGS`: its ``runvil.toml`` key, its environment
-variables, its flag (the CLI option's destination, with ``option="--name"`` the option itself,
-added to every command, or to the ``commands`` the row names) and its parser. A row with
-``policy=FIELD`` sets that :class:`~runvil.web.FetchPolicy` field (collected in
-:attr:`Config.fetch` and applied by :func:`runvil._faces.wiring.wire`); any other row also needs
-a :class:`Config` field named after its key. The unknown-key check and ``runvil config``
-follow the table. The reference is ``docs/configuration.md``.
+**Where the settings come from.** Nothing here names a Pack's setting. Each setting is a
+:class:`runvil.Setting` declaration: the faces' own (``envelope``, ``approval``, ``web``, the
+``[mcp]`` table) are declared below, each Pack declares its own (the web Pack's ``[fetch]`` and
+``[search]`` settings in :mod:`runvil.web._settings`, another installed Pack's as the
+``settings`` of its Plugin), and this module builds the keys, the variables, the unknown-key and
+unknown-variable checks, the resolution and ``runvil config`` from the declarations; the command
+line builds its flags from them (:mod:`runvil._faces.cli`). A Pack's values reach it through the
+Host (:attr:`Config.pack_settings`). Only the search provider with its key and URL, model roles
+and providers, and ``[packs.KEY]`` tables depend on each other or are the user's own, and are
+resolved by the functions below. The reference is ``docs/configuration.md``.
 """
 
 from __future__ import annotations
@@ -37,6 +40,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import runvil.web._settings as web_settings
+from runvil._settings import (
+    Parser,
+    Setting,
+    as_bool,
+    as_names,
+    as_str,
+    choice,
+    positive_number,
+    whole_number,
+)
 from runvil.prompts._modelspec import parse_model_spec
 from runvil.web._search.config import (
     CHOICE_ENV,
@@ -52,11 +66,13 @@ __all__ = [
     "APPROVAL_MODES",
     "SEARCH_PROVIDERS",
     "SETTINGS",
+    "WEB_PACK",
     "Config",
     "ConfigError",
     "ModelProvider",
     "SearchSettings",
     "Setting",
+    "declared_settings",
     "describe",
     "find_config_file",
     "load_config",
@@ -69,9 +85,8 @@ SEARCH_PROVIDERS: tuple[str, ...] = (
 )
 #: How network tool calls are approved: all at once, by asking at the terminal, or never.
 APPROVAL_MODES = ("auto", "ask", "deny")
-
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("0", "false", "no", "off")
+#: The name of runvil's own Pack, whose settings are declared in :mod:`runvil.web._settings`.
+WEB_PACK = "runvil/web"
 
 
 class ConfigError(Exception):
@@ -81,70 +96,25 @@ class ConfigError(Exception):
 # -- value parsers: (value, where it came from) -> the typed value, or ConfigError ---------------
 
 
-def _as_bool(value: Any, where: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in _TRUE:
-        return True
-    if isinstance(value, str) and value.strip().lower() in _FALSE:
-        return False
-    raise ConfigError(f"{where} must be true or false, not {value!r}")
+def _strict(parse: Parser) -> Parser:
+    """``parse`` with its ``ValueError`` turned into a :class:`ConfigError` (same message)."""
+
+    def run(value: Any, where: str) -> Any:
+        try:
+            return parse(value, where)
+        except ValueError as err:
+            raise ConfigError(str(err)) from None
+
+    return run
+
+
+_as_bool: Callable[[Any, str], bool] = _strict(as_bool)
+_as_str: Callable[[Any, str], str] = _strict(as_str)
 
 
 def _as_choice(value: Any, choices: tuple[str, ...], where: str) -> str:
-    if isinstance(value, str) and value.strip().lower() in choices:
-        return value.strip().lower()
-    raise ConfigError(f"{where} must be one of {', '.join(choices)}, not {value!r}")
-
-
-def _choice(choices: tuple[str, ...]) -> Callable[[Any, str], str]:
-    def parse(value: Any, where: str) -> str:
-        return _as_choice(value, choices, where)
-
-    return parse
-
-
-def _as_pages(value: Any, where: str) -> int:
-    """A whole number of pages, 1 or more (an integer in the file, digits in a variable)."""
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
-        return value
-    raise ConfigError(f"{where} must be a whole number of pages, 1 or more, not {value!r}")
-
-
-def _as_sessions(value: Any, where: str) -> int:
-    """A whole number of sessions, 1 or more (an integer in the file, digits in a variable)."""
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
-        return value
-    raise ConfigError(f"{where} must be a whole number of sessions, 1 or more, not {value!r}")
-
-
-def _positive_number(unit: str) -> Callable[[Any, str], float]:
-    """A parser for a number above 0 (a number in the file, a decimal number in a variable),
-    whose error names ``unit`` (``"seconds"``, ``"searches per second"``)."""
-
-    def parse(value: Any, where: str) -> float:
-        number: Any = value
-        if isinstance(value, str):
-            try:
-                number = float(value.strip())
-            except ValueError:
-                number = None
-        if (
-            isinstance(number, int | float) and not isinstance(number, bool)
-            and 0 < number < float("inf")
-        ):
-            return float(number)
-        raise ConfigError(f"{where} must be a number of {unit} above 0, not {value!r}")
-
-    return parse
-
-
-_as_idle_seconds = _positive_number("seconds")
-_as_rate = _positive_number("searches per second")
+    result: str = _strict(choice(choices))(value, where)
+    return result
 
 
 def _as_state(value: Any, where: str) -> str:
@@ -168,61 +138,6 @@ def _as_state(value: Any, where: str) -> str:
     return text
 
 
-def _as_str(value: Any, where: str) -> str:
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    raise ConfigError(f"{where} must be a non-empty string, not {value!r}")
-
-
-# -- the operator's network and tools: parsers -------------------------------------------------
-
-
-def _as_names(value: Any, where: str) -> tuple[str, ...]:
-    """A list of names: a TOML array of strings, or (from a variable or a flag) one string of
-    names separated by commas or spaces."""
-    if isinstance(value, str):
-        return tuple(part for part in value.replace(",", " ").split() if part)
-    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-        return tuple(v.strip() for v in value if v.strip())
-    raise ConfigError(f"{where} must be a list of names, not {value!r}")
-
-
-def _as_private_hosts(value: Any, where: str) -> tuple[str, ...]:
-    from runvil.web._fetch.settings import check_private_hosts
-
-    try:
-        return check_private_hosts(_as_names(value, where), where)
-    except ValueError as err:
-        raise ConfigError(str(err)) from None
-
-
-def _domains(value: Any, where: str) -> tuple[str, ...]:
-    from runvil.web._fetch.policy import domain_entry
-
-    try:
-        return tuple(domain_entry(entry, where) for entry in _as_names(value, where))
-    except ValueError as err:
-        raise ConfigError(str(err)) from None
-
-
-def _as_user_agent(value: Any, where: str) -> str:
-    from runvil.web._fetch.policy import user_agent_value
-
-    try:
-        return user_agent_value(_as_str(value, where), where)
-    except ValueError as err:
-        raise ConfigError(str(err)) from None
-
-
-def _as_proxy(value: Any, where: str) -> str | None:
-    from runvil.web._fetch.settings import check_proxy
-
-    try:
-        return check_proxy(value)
-    except ValueError as err:  # never quotes the value: it may hold a password
-        raise ConfigError(f"{where}: {err}") from None
-
-
 #: The tools ``runvil mcp`` can serve, by their MCP names.
 MCP_TOOLS: tuple[str, ...] = ("web_fetch", "web_search")
 
@@ -230,7 +145,7 @@ MCP_TOOLS: tuple[str, ...] = ("web_fetch", "web_search")
 def _as_tools(value: Any, where: str) -> tuple[str, ...]:
     """Tool names as a model calls them. The web tools are checked here; another installed
     Pack's tools (``notes_echo``) when ``runvil mcp`` loads the Packs (:mod:`._faces.mcp`)."""
-    names = _as_names(value, where)
+    names = as_names(value, where)
     if not names:
         raise ConfigError(f"{where} must name at least one of {', '.join(MCP_TOOLS)}")
     for name in names:
@@ -244,7 +159,7 @@ def _as_tools(value: Any, where: str) -> tuple[str, ...]:
 def _as_packs(value: Any, where: str) -> tuple[str, ...]:
     """Pack names (``example/notes``), each served whole by ``runvil mcp``; whether each is
     installed is checked when the server loads them."""
-    names = _as_names(value, where)
+    names = as_names(value, where)
     if not names:
         raise ConfigError(f"{where} must name at least one Pack")
     for name in names:
@@ -253,158 +168,173 @@ def _as_packs(value: Any, where: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def _as_ca_bundle(value: Any, where: str) -> str:
-    """The path of a readable PEM file of CA certificates (read now, so a bad one stops the
-    command before anything runs)."""
-    from runvil.web._fetch.policy import FetchPolicy
+def shown_state(url: str) -> str:
+    """A ``[mcp] state`` URL as ``runvil config`` shows it: a password masked."""
+    from urllib.parse import urlsplit
 
-    try:
-        path = FetchPolicy(ca_bundle=value).ca_bundle  # the policy reads and checks the file
-    except ValueError as err:
-        raise ConfigError(f"{where}: {err}") from None
-    assert path is not None
-    return path
-
-
-# -- the settings table ------------------------------------------------------------------------
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    netloc = f"{user}:********@{parts.hostname}:{parts.port}"
+    return parts._replace(netloc=netloc).geturl()
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One plain setting: where it is read from and how its value is checked.
+# -- the faces' own settings -------------------------------------------------------------------
 
-    ``key`` is the dotted ``runvil.toml`` key, ``env`` the variables that set it (the first that
-    is set and not blank wins), ``flag`` the key of the flags mapping the CLI fills (``None``:
-    no flag), ``parse(value, where)`` checks a value and raises :class:`ConfigError` naming
-    ``where``. ``policy`` names the ``FetchPolicy`` field the setting sets, if it is one; such a
-    setting's key is ``fetch.{field}``, so ``runvil config`` shows it under ``[fetch]``.
-    """
-
-    key: str
-    env: tuple[str, ...]
-    parse: Callable[[Any, str], Any]
-    default: Any
-    flag: str | None = None
-    policy: str | None = None
-    option: str | None = None
-    """The command-line option that fills ``flag`` (``--fetch-timeout``), added to every command
-    that reads the configuration. The first rows predate this and declare their options by
-    hand, because their options differ between commands (``--no-web``, ``--no-envelope``)."""
-    metavar: str = "VALUE"
-    help: str = ""
-    commands: tuple[str, ...] | None = None
-    """The commands whose command line has ``option`` (``None``: every command that reads the
-    configuration)."""
-    multiple: bool = False
-    """The option may be repeated (``--private-host a --private-host b``), each value a name or
-    names separated by commas; the values together are the list."""
-
-
-#: Every plain setting, in the order they are resolved (so the first bad one is reported).
-#: The search provider and its key/URL, model roles, model providers and Pack configuration
-#: depend on each other and are resolved by the functions below; their keys are in
-#: ``_SEARCH_KEYS`` and ``_TABLES``.
-SETTINGS: tuple[Setting, ...] = (
-    Setting("envelope", ("RUNVIL_ENVELOPE",), _as_bool, True, flag="envelope"),
-    Setting("approval", ("RUNVIL_APPROVAL",), _choice(APPROVAL_MODES), "auto", flag="approval"),
-    Setting("web", ("RUNVIL_WEB",), _as_bool, True, flag="web"),
-    # -- the operator's network and tools (docs/company-network.md) --------------------------
-    Setting(
-        "fetch.user_agent", ("RUNVIL_FETCH_USER_AGENT",), _as_user_agent, None,
-        flag="user_agent", option="--user-agent", policy="user_agent", metavar="TEXT",
-        help="The User-Agent header every fetch sends (default: harness-webfetch/0.0).",
-        commands=("fetch", "run", "mcp", "config"),
-    ),
-    Setting(
-        "fetch.private_hosts", ("RUNVIL_FETCH_PRIVATE_HOSTS",), _as_private_hosts, None,
-        policy="private_hosts", flag="private_hosts", option="--private-host",
-        metavar="HOST", multiple=True, commands=("fetch", "run", "mcp", "config"),
-        help="A host of your own network to fetch (repeatable; replaces fetch.private_hosts).",
-    ),
-    Setting(
-        "fetch.allowed_domains", ("RUNVIL_FETCH_ALLOWED_DOMAINS",), _domains, None,
-        policy="allowed_domains", flag="allowed_domains", option="--allow-domain",
-        metavar="DOMAIN", multiple=True, commands=("fetch", "run", "mcp", "config"),
-        help="Fetch only this domain and those named so (repeatable).",
-    ),
-    Setting(
-        "fetch.blocked_domains", ("RUNVIL_FETCH_BLOCKED_DOMAINS",), _domains, None,
-        policy="blocked_domains", flag="blocked_domains", option="--block-domain",
-        metavar="DOMAIN", multiple=True, commands=("fetch", "run", "mcp", "config"),
-        help="Never fetch this domain (repeatable).",
-    ),
-    Setting(
-        "fetch.proxy", ("RUNVIL_FETCH_PROXY",), _as_proxy, None, policy="proxy",
-    ),
-    Setting("search.proxy", ("RUNVIL_SEARCH_PROXY",), _as_proxy, None),
-    Setting("search.rate", ("RUNVIL_SEARCH_RATE",), _as_rate, None),
-    Setting(
-        "fetch.ca_bundle", ("RUNVIL_FETCH_CA_BUNDLE",), _as_ca_bundle, None,
-        flag="ca_bundle", option="--ca-bundle", policy="ca_bundle", metavar="FILE",
-        help="A PEM file of your organisation's CA certificates, trusted besides the public "
-        "roots.",
-    ),
+#: The settings of every face. Their options differ between commands (``--no-web``,
+#: ``--no-envelope``), so the commands declare these options by hand.
+_FACE_SETTINGS: tuple[Setting, ...] = (
+    Setting("envelope", ("RUNVIL_ENVELOPE",), as_bool, True, flag="envelope"),
+    Setting("approval", ("RUNVIL_APPROVAL",), choice(APPROVAL_MODES), "auto", flag="approval"),
+    Setting("web", ("RUNVIL_WEB",), as_bool, True, flag="web"),
+)
+_MCP_COMMANDS = ("mcp", "config")
+#: ``runvil mcp``'s settings: which tools it serves, and (``--http``) the sessions it keeps
+#: (docs/mcp.md, "Limits") and the state a fleet of replicas shares (docs/deploy.md).
+_MCP_SETTINGS: tuple[Setting, ...] = (
     Setting(
         "mcp.tools", ("RUNVIL_MCP_TOOLS",), _as_tools, None, flag="mcp_tools",
-        option="--tools", metavar="NAMES", commands=("mcp", "config"),
+        option="--tools", metavar="NAMES", commands=_MCP_COMMANDS,
         help="The tools to serve, comma-separated: web_fetch, web_search, or any installed "
         "Pack's (default: both web tools).",
     ),
     Setting(
         "mcp.packs", ("RUNVIL_MCP_PACKS",), _as_packs, None, flag="mcp_packs",
-        option="--packs", metavar="PACK", multiple=True, commands=("mcp", "config"),
+        option="--packs", metavar="PACK", multiple=True, commands=_MCP_COMMANDS,
         help="Also serve every tool of this installed Pack (repeatable).",
     ),
-    # -- runvil mcp --http: the sessions it keeps (docs/mcp.md, "Limits")
     Setting(
-        "mcp.max_sessions", ("RUNVIL_MCP_MAX_SESSIONS",), _as_sessions, None,
-        flag="mcp_max_sessions", option="--max-sessions", metavar="N", commands=("mcp", "config"),
+        "mcp.max_sessions", ("RUNVIL_MCP_MAX_SESSIONS",), whole_number("sessions"), None,
+        flag="mcp_max_sessions", option="--max-sessions", metavar="N", commands=_MCP_COMMANDS,
         help="HTTP sessions kept at once; past it the least recently active ends (default: 1024).",
     ),
     Setting(
-        "mcp.sessions_per_peer", ("RUNVIL_MCP_SESSIONS_PER_PEER",), _as_sessions, None,
-        flag="mcp_sessions_per_peer", option="--sessions-per-peer", metavar="N",
-        commands=("mcp", "config"),
+        "mcp.sessions_per_peer", ("RUNVIL_MCP_SESSIONS_PER_PEER",), whole_number("sessions"),
+        None, flag="mcp_sessions_per_peer", option="--sessions-per-peer", metavar="N",
+        commands=_MCP_COMMANDS,
         help="HTTP sessions one client address keeps at once (default: 256).",
     ),
     Setting(
-        "mcp.session_idle_timeout", ("RUNVIL_MCP_SESSION_IDLE_TIMEOUT",), _as_idle_seconds, None,
+        "mcp.session_idle_timeout", ("RUNVIL_MCP_SESSION_IDLE_TIMEOUT",),
+        positive_number("seconds"), None,
         flag="mcp_session_idle_timeout", option="--session-idle-timeout", metavar="SECONDS",
-        commands=("mcp", "config"),
+        commands=_MCP_COMMANDS,
         help="Seconds without a request before an HTTP session ends (default: 600).",
     ),
-    # -- runvil mcp --http as one of a fleet of replicas (docs/deploy.md)
     Setting(
         "mcp.state", ("RUNVIL_MCP_STATE",), _as_state, None, flag="mcp_state",
-        option="--state", metavar="redis://HOST:PORT/DB", commands=("mcp", "config"),
+        option="--state", metavar="redis://HOST:PORT/DB", commands=_MCP_COMMANDS,
         help="Keep sessions, pages, robots.txt rules, rate limits and the search memo in this "
-        "Redis, shared by every replica (default: in this process).",
+        "Redis, shared by every replica (default: in this process).", show=shown_state,
     ),
-    # -- reading more (docs/fetch.md, "Reading more"). A policy row's non-None default is what
-    # the model-facing faces (runvil fetch, runvil mcp) use when it is not set; runvil run keeps
-    # the seeds' policy for prompt files unless the setting is given (docs/configuration.md).
-    Setting("fetch.continuation", ("RUNVIL_FETCH_CONTINUATION",), _as_bool, True,
-            flag="fetch_continuation", policy="continuation",
-            option="--continuation/--no-continuation",
-            help="Offer start_index to read long pages on (default: on; runvil run: off)."),
-    Setting("fetch.pdf", ("RUNVIL_FETCH_PDF",), _as_bool, True,
-            flag="fetch_pdf", policy="pdf", option="--pdf/--no-pdf",
-            help="Return PDFs as text (default: on; runvil run: off)."),
-    Setting("fetch.pdf_max_pages", ("RUNVIL_FETCH_PDF_MAX_PAGES",), _as_pages, None,
-            policy="pdf_max_pages"),
-    Setting("fetch.robots", ("RUNVIL_FETCH_ROBOTS",), _as_bool, False,
-            flag="fetch_robots", policy="robots", option="--robots/--no-robots",
-            help="Honour each site's robots.txt (default: off)."),
-    # -- pages that JavaScript builds (docs/fetch.md). No default here: runvil fetch and runvil
-    # mcp turn "auto" on when a usable browser is found (wiring.wire), runvil run keeps "never".
-    Setting("fetch.browser", ("RUNVIL_FETCH_BROWSER",), _choice(("never", "auto", "always")),
-            None, flag="fetch_browser", policy="browser", option="--browser",
-            metavar="never|auto|always", commands=("fetch", "run", "mcp", "config"),
-            help="Render pages that JavaScript builds in a headless browser with no network of "
-            "its own (default: auto when one is found; runvil run: never)."),
-    Setting("fetch.browser_path", ("RUNVIL_FETCH_BROWSER_PATH",), _as_str, None,
-            policy="browser_path"),
 )
+
+#: The settings runvil itself declares (the faces' and the web Pack's), in the order they are
+#: resolved (so the first bad one is reported). Another installed Pack's come after the web
+#: Pack's (:func:`declared_settings`).
+SETTINGS: tuple[Setting, ...] = (*_FACE_SETTINGS, *web_settings.SETTINGS, *_MCP_SETTINGS)
+
+#: The tables (and top-level keys) runvil's own settings and tables use: another Pack's
+#: settings live in a table named after its Pack id, never in one of these.
+_RESERVED_TABLES = frozenset(
+    {"envelope", "approval", "web", "fetch", "search", "mcp", "models", "providers", "packs"}
+)
+
+
+@dataclass(frozen=True)
+class Declared:
+    """Every setting in resolution order, and which Pack declared each (``None``: a face)."""
+
+    settings: tuple[Setting, ...]
+    owners: Mapping[str, str | None]
+
+
+def declared_settings(*, installed: bool = True) -> Declared:
+    """The faces' settings, the web Pack's and, with ``installed``, those of every other Pack
+    installed through the ``runvil.packs`` entry points (read now, so a test or a program that
+    changes a declaration sees it)."""
+    packs: dict[str, tuple[Setting, ...]] = {WEB_PACK: tuple(web_settings.SETTINGS)}
+    if installed:
+        packs.update(installed_pack_settings())
+    owners: dict[str, str | None] = {s.key: None for s in (*_FACE_SETTINGS, *_MCP_SETTINGS)}
+    ordered: list[Setting] = list(_FACE_SETTINGS)
+    for pack, settings in packs.items():
+        for setting in settings:
+            owners[setting.key] = pack
+            ordered.append(setting)
+    ordered += _MCP_SETTINGS
+    return Declared(tuple(ordered), owners)
+
+
+def installed_pack_settings() -> dict[str, tuple[Setting, ...]]:
+    """The settings each installed Pack other than runvil's own declares: the ``settings`` of
+    its Plugin (the callable its ``runvil.packs`` entry point names). A Plugin that cannot be
+    loaded, or a declaration that does not fit (a key outside the Pack's own table, a variable
+    or flag another setting has), is left out with a warning on the ``runvil.host`` logger:
+    a Pack can add settings, never take over runvil's."""
+    import logging
+
+    from runvil._host.plugins import RESERVED_PREFIXES, installed_plugins
+
+    logger = logging.getLogger("runvil.host")
+
+    taken_env = {var for s in SETTINGS for var in s.env} | set(_OTHER_ENV)
+    taken_flags: set[str | None] = {s.flag for s in SETTINGS} | _COMMAND_FLAGS
+    taken_options: set[str | None] = {s.option for s in SETTINGS}
+    found: dict[str, tuple[Setting, ...]] = {}
+    loaded: set[int] = set()
+    for name, entry in installed_plugins().items():
+        if name.startswith(RESERVED_PREFIXES):
+            continue
+        try:
+            plugin = entry.load()
+        except Exception as err:  # the Host reports it when the Pack is asked for
+            logger.warning("cannot read the settings of Pack %s: %s", name, err)
+            continue
+        if id(plugin) in loaded:
+            continue
+        loaded.add(id(plugin))
+        table = name.split("/", 1)[-1]
+        accepted: list[Setting] = []
+        for setting in getattr(plugin, "settings", ()) or ():
+            problem = _misfit(setting, table, taken_env, taken_flags, taken_options)
+            if problem is not None:
+                logger.warning("ignoring a setting of Pack %s: %s", name, problem)
+                continue
+            taken_env.update(setting.env)
+            taken_flags.add(setting.flag)
+            taken_options.add(setting.option)
+            accepted.append(setting)
+        if accepted:
+            found[name] = tuple(accepted)
+    return found
+
+
+def _misfit(
+    setting: Any, table: str, env: set[str], flags: set[str | None], options: set[str | None]
+) -> str | None:
+    """Why a Pack's declaration cannot be served, or ``None``."""
+    if not isinstance(setting, Setting):
+        return f"{setting!r} is not a runvil.Setting"
+    if setting.table != table or table in _RESERVED_TABLES:
+        return f"{setting.key} is not in the Pack's own table [{table}]"
+    if any(var in env for var in setting.env):
+        return f"{setting.key}: its variable is another setting's"
+    if setting.flag is not None and setting.flag in flags:
+        return f"{setting.key}: its flag is another setting's"
+    if setting.option is not None and setting.option in options:
+        return f"{setting.key}: its option is another setting's"
+    return None
+
+
+#: Flags the commands fill themselves (their own arguments and options).
+_COMMAND_FLAGS = frozenset({
+    "search_provider", "search_api_key", "search_url", "search_allow_private", "models",
+    "config_path", "as_json", "url", "query", "file", "http", "max_chars", "raw",
+    "start_index", "count", "freshness", "country", "lang", "safesearch", "site",
+    "exclude_site", "no_web",
+})
 
 _SEARCH_KEYS = (
     "search.provider", "search.api_key", "search.api_key_env", "search.url", "search.allow_private",
@@ -445,10 +375,11 @@ BUILTIN_MODEL_PROVIDERS: Mapping[str, ModelProvider] = {
 class Config:
     """The effective configuration. ``sources`` says where each setting came from
     (``flag``, ``file:PATH``, ``env:VAR`` or ``default``), which ``runvil config`` prints.
-    ``fetch`` holds the ``FetchPolicy`` fields settings set (from a flag, the file or the
-    environment), ``fetch_defaults`` what the model-facing faces use for the policy rows not set
-    (continuation and PDFs on); ``packs`` maps a Pack's configuration key to its ``[packs.KEY]``
-    table."""
+    ``pack_settings`` holds each Pack's settings that were set (from a flag, the file or the
+    environment) by Pack name then key, ``pack_defaults`` the declared defaults (other than
+    ``None``) of those not set; ``packs`` maps a Pack's configuration key to its
+    ``[packs.KEY]`` table. ``fetch``, ``fetch_defaults``, ``search_proxy`` and ``search_rate``
+    read the web Pack's settings the way the faces wire them."""
 
     search: SearchSettings
     envelope: bool = True
@@ -457,7 +388,6 @@ class Config:
     models: Mapping[str, str] = field(default_factory=dict)
     providers: Mapping[str, ModelProvider] = field(default_factory=dict)
     packs: Mapping[str, Any] = field(default_factory=dict)
-    fetch: Mapping[str, Any] = field(default_factory=dict)
     mcp_tools: tuple[str, ...] | None = None
     """``[mcp] tools``: the tools ``runvil mcp`` serves (``None``: not set)."""
     mcp_packs: tuple[str, ...] | None = None
@@ -470,15 +400,46 @@ class Config:
     """``[mcp] session_idle_timeout``: seconds idle before a session ends (``None``: 600)."""
     mcp_state: str | None = field(default=None, repr=False)
     """``[mcp] state``: the Redis URL replicas share their state in (``None``: in-process)."""
-    search_rate: float | None = None
-    """``[search] rate``: vendor requests per second at most, for the process or, with
-    ``[mcp] state``, for the whole fleet (``None``: no limit of runvil's own)."""
-    search_proxy: str | None = None
-    """``[search] proxy`` (``None``: direct, or not set; then search takes ``[fetch] proxy``,
-    as ``sources`` tells)."""
-    fetch_defaults: Mapping[str, Any] = field(default_factory=dict)
+    pack_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
+    pack_defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     file: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
+
+    def setting(self, key: str) -> Any:
+        """The effective value of the setting ``key`` (``fetch.robots``), set or default."""
+        for table in (self.pack_settings, self.pack_defaults):
+            for values in table.values():
+                if key in values:
+                    return values[key]
+        attribute = key.replace(".", "_")
+        if attribute in _FACE_FIELDS:
+            return getattr(self, attribute)
+        return None
+
+    @property
+    def fetch(self) -> Mapping[str, Any]:
+        """The ``FetchPolicy`` fields the web Pack's settings set."""
+        return web_settings.policy_fields(self.pack_settings.get(WEB_PACK, {}))
+
+    @property
+    def fetch_defaults(self) -> Mapping[str, Any]:
+        """What the model-facing faces use for the policy fields not set (continuation and
+        PDFs on, robots.txt off)."""
+        return web_settings.policy_fields(self.pack_defaults.get(WEB_PACK, {}))
+
+    @property
+    def search_rate(self) -> float | None:
+        """``[search] rate``: vendor requests per second at most, for the process or, with
+        ``[mcp] state``, for the whole fleet (``None``: no limit of runvil's own)."""
+        rate: float | None = self.pack_settings.get(WEB_PACK, {}).get("search.rate")
+        return rate
+
+    @property
+    def search_proxy(self) -> str | None:
+        """``[search] proxy`` (``None``: direct, or not set; then search takes ``[fetch]
+        proxy``, as ``sources`` tells)."""
+        proxy: str | None = self.pack_settings.get(WEB_PACK, {}).get("search.proxy")
+        return proxy
 
     def model_provider(self, name: str) -> ModelProvider:
         """The provider a ``PROVIDER:MODEL`` spec names, configured or built in."""
@@ -490,23 +451,8 @@ class Config:
         raise ConfigError(f"unknown model provider {name!r} (known: {', '.join(known)})")
 
 
-def _shown_proxy(value: str | None) -> str:
-    """A proxy setting as ``runvil config`` shows it: credentials masked, ``none`` for direct."""
-    from runvil.web._fetch.settings import shown_proxy
-
-    return shown_proxy(value) or "none"
-
-
-def shown_state(url: str) -> str:
-    """A ``[mcp] state`` URL as ``runvil config`` shows it: a password masked."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    netloc = f"{user}:********@{parts.hostname}:{parts.port}"
-    return parts._replace(netloc=netloc).geturl()
+#: The faces' settings, each a :class:`Config` field named after its key.
+_FACE_FIELDS = frozenset(s.key.replace(".", "_") for s in (*_FACE_SETTINGS, *_MCP_SETTINGS))
 
 
 def masked(secret: str | None) -> str | None:
@@ -553,9 +499,9 @@ def _unknown(what: str, name: str, candidates: Iterable[str], common: str = "") 
     return ConfigError(f"unknown {what} {name}; known: {', '.join(candidates)}")
 
 
-def _check_keys(data: Mapping[str, Any], path: Path) -> None:
+def _check_keys(data: Mapping[str, Any], path: Path, settings: Iterable[Setting]) -> None:
     """Refuse any key of the file that no setting reads, naming the closest known one."""
-    leaves = {s.key for s in SETTINGS} | set(_SEARCH_KEYS)
+    leaves = {s.key for s in settings} | set(_SEARCH_KEYS)
     tables = {key.rsplit(".", 1)[0] for key in leaves if "." in key} | set(_TABLES)
 
     def walk(node: Mapping[str, Any], prefix: str) -> None:
@@ -592,9 +538,9 @@ def _check_keys(data: Mapping[str, Any], path: Path) -> None:
     walk(data, "")
 
 
-def _check_env(env: Mapping[str, str]) -> None:
+def _check_env(env: Mapping[str, str], settings: Iterable[Setting]) -> None:
     """Refuse a ``RUNVIL_*`` variable (set, not blank) that runvil does not read."""
-    known = {var for s in SETTINGS for var in s.env} | set(_OTHER_ENV)
+    known = {var for s in settings for var in s.env} | set(_OTHER_ENV)
     known |= set(KEY_ENV.values()) | set(URL_ENV.values())
     for var, value in env.items():
         if not var.startswith("RUNVIL_") or var in known or not value.strip():
@@ -659,12 +605,12 @@ class _Layers:
             self.sources[setting.key] = "default"
             return setting.default
         self.sources[setting.key] = got[1]
+        value, where = got[0], self.where(got[1], setting.key)
         if got[1] == "flag" and setting.option is not None:
-            value = got[0]
             if setting.multiple and isinstance(value, list | tuple):
                 value = " ".join(str(part) for part in value)
-            return setting.parse(value, setting.option.split("/", 1)[0])
-        return setting.parse(got[0], self.where(got[1], setting.key))
+            where = setting.option.split("/", 1)[0]
+        return _strict(setting.parse)(value, where)
 
 
 def _search(layers: _Layers) -> SearchSettings:
@@ -771,38 +717,43 @@ def load_config(
 
     ``flags`` holds command-line values (``None`` means "not given"): ``search_provider``,
     ``search_api_key``, ``search_url``, ``search_allow_private``, ``models`` (role ->
-    ``PROVIDER:MODEL``) and each :data:`SETTINGS` row's ``flag``. Raises :class:`ConfigError`
-    with a message naming the setting and its source.
+    ``PROVIDER:MODEL``) and each declared setting's ``flag`` (:func:`declared_settings`).
+    Raises :class:`ConfigError` with a message naming the setting and its source.
     """
     env = os.environ if env is None else env
     flags = dict(flags or {})
-    _check_env(env)
+    declared = declared_settings()
+    _check_env(env, declared.settings)
     path = config_path if config_path is not None else find_config_file(cwd, env)
     data = _read_file(path) if path is not None else {}
     if path is not None:
-        _check_keys(data, path)
+        _check_keys(data, path, declared.settings)
     layers = _Layers(flags, data, path, env)
 
     search = _search(layers)
     values: dict[str, Any] = {}
-    fetch: dict[str, Any] = {}
-    fetch_defaults: dict[str, Any] = {}
-    for setting in SETTINGS:
+    pack_settings: dict[str, dict[str, Any]] = {}
+    pack_defaults: dict[str, dict[str, Any]] = {}
+    for setting in declared.settings:
         value = layers.setting(setting)
-        if setting.policy is not None:
-            if layers.sources[setting.key] != "default":
-                fetch[setting.policy] = value
-            elif setting.default is not None:
-                fetch_defaults[setting.policy] = setting.default
-        else:
+        owner = declared.owners[setting.key]
+        if owner is None:
             values[setting.key.replace(".", "_")] = value
-    _check_env_proxies(fetch.get("proxy"), values.get("search_proxy"), env)
+        elif layers.sources[setting.key] != "default":
+            pack_settings.setdefault(owner, {})[setting.key] = value
+        elif setting.default is not None:
+            pack_defaults.setdefault(owner, {})[setting.key] = setting.default
+    try:
+        web_settings.check_env_proxies(pack_settings.get(WEB_PACK, {}), env)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
     providers = _providers(layers)
     models = _models(layers, flags.get("models") or {})
     packs = dict(layers.file_value("packs") or {})
     config = Config(
-        search=search, models=models, providers=providers, packs=packs, fetch=fetch,
-        fetch_defaults=fetch_defaults, file=path, sources=dict(layers.sources), **values,
+        search=search, models=models, providers=providers, packs=packs,
+        pack_settings=pack_settings, pack_defaults=pack_defaults, file=path,
+        sources=dict(layers.sources), **values,
     )
     for role, spec in models.items():
         try:
@@ -812,23 +763,11 @@ def load_config(
     return config
 
 
-def _check_env_proxies(
-    fetch_proxy: str | None, search_proxy: str | None, env: Mapping[str, str]
-) -> None:
-    """A proxy setting of ``"env"`` reads ``HTTPS_PROXY`` and friends: check them now, so a bad
-    one stops the command before anything runs (naming the variable, never its value)."""
-    if "env" not in (fetch_proxy, search_proxy):
-        return
-    from runvil.web._fetch.settings import check_env_proxies
-
-    try:
-        check_env_proxies(env)
-    except ValueError as err:
-        raise ConfigError(f"{err} (read because a proxy setting is \"env\")") from None
-
-
 def describe(config: Config) -> dict[str, Any]:
-    """The effective configuration as plain data with every secret masked (``runvil config``)."""
+    """The effective configuration as plain data with every secret masked (``runvil config``).
+
+    A declared setting is shown when it was set or has a default; a table (``[fetch]``,
+    ``[mcp]``, another Pack's) when it shows any, in the order the settings are declared."""
     search: dict[str, Any] = {"provider": config.search.provider}
     if config.search.api_key is not None:
         search["api_key"] = masked(config.search.api_key)
@@ -836,10 +775,18 @@ def describe(config: Config) -> dict[str, Any]:
         search["url"] = config.search.url
     if config.search.allow_private:
         search["allow_private"] = True
-    if config.sources.get("search.proxy", "default") != "default":
-        search["proxy"] = _shown_proxy(config.search_proxy)
-    if config.search_rate is not None:
-        search["rate"] = config.search_rate
+    tables: dict[str, dict[str, Any]] = {"search": search}
+    for setting in declared_settings().settings:
+        if not setting.table:
+            continue
+        value = config.setting(setting.key)
+        if config.sources.get(setting.key, "default") == "default" and setting.default is None:
+            continue
+        if setting.show is not None:
+            value = setting.show(value)
+        elif isinstance(value, tuple):
+            value = list(value)
+        tables.setdefault(setting.table, {})[setting.name] = value
     providers = {
         name: {"api": p.api, "base_url": p.base_url, "api_key_env": p.api_key_env}
         for name, p in config.providers.items()
@@ -849,32 +796,12 @@ def describe(config: Config) -> dict[str, Any]:
         "web": config.web,
         "envelope": config.envelope,
         "approval": config.approval,
-        "search": search,
+        "search": tables.pop("search"),
         "models": dict(config.models),
         "providers": providers,
         "sources": dict(config.sources),
     }
-    fetch = {**config.fetch_defaults, **config.fetch}
-    if fetch:  # in the table's order, each with its source in "sources"
-        order = [s.policy for s in SETTINGS if s.policy is not None and s.policy in fetch]
-        described["fetch"] = {
-            name: _shown_proxy(fetch[name]) if name == "proxy"
-            else list(fetch[name]) if isinstance(fetch[name], tuple) else fetch[name]
-            for name in order
-        }
-    mcp: dict[str, Any] = {}
-    if config.mcp_tools is not None:
-        mcp["tools"] = list(config.mcp_tools)
-    if config.mcp_packs is not None:
-        mcp["packs"] = list(config.mcp_packs)
-    for key in ("max_sessions", "sessions_per_peer", "session_idle_timeout"):
-        value = getattr(config, f"mcp_{key}")
-        if value is not None:
-            mcp[key] = value
-    if config.mcp_state is not None:
-        mcp["state"] = shown_state(config.mcp_state)
-    if mcp:
-        described["mcp"] = mcp
+    described.update(tables)
     if config.packs:
         described["packs"] = dict(config.packs)
     return described

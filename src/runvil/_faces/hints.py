@@ -25,12 +25,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from runvil.web._fetch.hosts import NOT_AN_IP_ADDRESS as INVALID_ADDRESS
+from runvil.web._fetch.hosts import lists_private_host, may_serve_a_private_host
 from runvil.web._fetch.outcome import CertificateRefused, FetchOutcome
-from runvil.web._fetch.settings import (
-    INVALID_ADDRESS,
-    listed_on_any_port,
-    may_serve_a_private_host,
-)
 
 __all__ = ["fetch_hints"]
 
@@ -75,7 +72,7 @@ def fetch_hints(
         redirected = (
             bool(private_hosts)
             and outcome.redirected
-            and listed_on_any_port(private_hosts, host)
+            and lists_private_host(private_hosts, host)
         )
         return _address_hints(host, outcome.refused, redirected)
     return []
@@ -132,7 +129,7 @@ def _http_hints(url: str, private_hosts: tuple[str, ...]) -> list[str]:
         return ["hint: runvil fetches https only"]
     record = _parsed(url)
     host = record.hostname if record is not None else ""
-    if host and listed_on_any_port(private_hosts, host):
+    if host and lists_private_host(private_hosts, host):
         port = record.port or "80"
         return [
             f"hint: {host} is in private_hosts, but not with port {port}; http is fetched only "

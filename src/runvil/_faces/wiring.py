@@ -142,8 +142,9 @@ class Wiring:
         """The Host a face serves: the web Pack in ``forms`` (none when ``web`` is off, or
         ``tools`` is empty) with ``tools`` and, with ``installed``, every Pack installed
         through the ``runvil.packs`` entry points (``plugins``: those named), each given its
-        ``[packs.KEY]`` configuration. ``prompts``: the Host runs prompt files, so its fetch
-        policy is :attr:`policy`, not :attr:`face_policy`."""
+        ``[packs.KEY]`` configuration and the settings it declares that were set. ``prompts``:
+        the Host runs prompt files, so its fetch policy is :attr:`policy`, not
+        :attr:`face_policy`."""
         from runvil._host import Host
         from runvil._host.plugins import installed_plugins
 
@@ -163,6 +164,7 @@ class Wiring:
             approve=self.approve,
             fetch_policy=policy,
             packs=packs,
+            settings=self.config.pack_settings,
         )
 
     def command_host(self, tool: str) -> Host:

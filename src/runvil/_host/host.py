@@ -21,7 +21,7 @@ process). A :class:`~runvil.Run` is one prompt run or one MCP session.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -96,7 +96,7 @@ class Host(AsyncClosing):
     """Sets up Packs once and hands out Tool objects, requirements checks and runs.
 
     ``Host(plugins=DEFAULT_PLUGINS, config=None, search_provider=<the Plugin's default>,
-    network=None, approve=None, *, fetch_policy=None, packs=None)``:
+    network=None, approve=None, *, fetch_policy=None, packs=None, settings=None)``:
 
     * ``packs``: built Pack objects to serve (``[web_pack(provider=..., network=...)]``).
     * ``plugins``: the Plugin names the Host calls, each serving one form of one Pack:
@@ -113,8 +113,14 @@ class Host(AsyncClosing):
       ``ValueError``); ``None`` means the Host provides none (the web Pack is then unavailable).
     * ``network``: the network seam handed to Plugins (``None``: the real network).
     * ``approve``: asked before a call its Pack says reaches out; default: every call goes ahead.
-    * ``fetch_policy``: for embedding applications and tests only (a stricter policy), handed to
-      Plugins; a Pack or prompt can never change it. Default: ``FetchPolicy()``.
+    * ``settings``: each Pack's settings by its Plugin name (``{"acme/notes": {"notes.suffix":
+      "!"}}``), handed to that Plugin as :attr:`PackContext.settings`; the faces fill it from
+      ``runvil.toml``, the environment and flags (the settings each Pack declares).
+    * ``fetch_policy``: for embedding applications and tests only (a stricter policy); a Pack or
+      prompt can never change it. Default: ``FetchPolicy()``. ``search_provider``,
+      ``network`` and ``fetch_policy`` are a convenience for the web Pack: the first two are
+      handed to every Plugin, ``fetch_policy`` becomes the web Plugins' ``fetch_policy``
+      setting.
     """
 
     def __init__(
@@ -127,6 +133,7 @@ class Host(AsyncClosing):
         *,
         fetch_policy: Any = None,
         packs: Iterable[Pack] | None = None,
+        settings: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         if config is not None and not isinstance(config, Mapping):
             raise TypeError(
@@ -135,7 +142,14 @@ class Host(AsyncClosing):
         given = _given_packs(packs)
         names = _plugin_names(plugins, given, packs is not None)
         services = {} if search_provider is _NOT_GIVEN else {"search-provider": search_provider}
-        context = PackContext(services=services, network=network, fetch_policy=fetch_policy)
+        by_plugin = _pack_settings(settings, fetch_policy)
+
+        def context(name: str) -> PackContext:
+            return PackContext(
+                services=services, network=network,
+                settings=MappingProxyType(dict(by_plugin.get(name, {}))),
+            )
+
         forms = _resolve_forms(names, given, context)
 
         self._gate = ApprovalGate(approve)
@@ -359,8 +373,25 @@ def _form_names(pack: Pack) -> list[str]:
     return [pack.name] if pack.plugin_id is None else [pack.name, pack.plugin_id]
 
 
+def _pack_settings(
+    settings: Mapping[str, Mapping[str, Any]] | None, fetch_policy: Any
+) -> dict[str, Mapping[str, Any]]:
+    """Each Plugin name's settings: ``settings`` as given, and ``fetch_policy`` (when given) as
+    the ``fetch_policy`` setting of the web Plugins (``DEFAULT_PLUGINS``), under any the caller
+    gave them."""
+    if settings is not None and not isinstance(settings, Mapping):
+        raise TypeError(
+            f"settings maps a Plugin's name to its settings, not {type(settings).__name__}"
+        )
+    by_plugin: dict[str, Mapping[str, Any]] = dict(settings or {})
+    if fetch_policy is not None:
+        for name in DEFAULT_PLUGINS:
+            by_plugin[name] = {"fetch_policy": fetch_policy, **by_plugin.get(name, {})}
+    return by_plugin
+
+
 def _resolve_forms(
-    names: list[str], given: list[Pack], context: PackContext
+    names: list[str], given: list[Pack], context: Callable[[str], PackContext]
 ) -> list[tuple[Pack, list[Dialect]]]:
     """Each Pack the Host serves, with the forms ``names`` ask for, in order of first mention.
 
@@ -390,7 +421,7 @@ def _resolve_forms(
         else:
             plugin = load_plugin(name, installed)
             if id(plugin) not in built:
-                made = plugin(context)
+                made = plugin(context(name))
                 if not isinstance(made, Pack):
                     raise TypeError(f"Plugin {name} built {type(made).__name__}, not a Pack")
                 built[id(plugin)] = made

@@ -10,6 +10,10 @@ configuration and needs the ``search-provider`` service (so which setup problems
 unavailable, in the seeds' order), and which argument of each tool is the "detail" an approval
 prompt shows (the URL, the query). The Host words the reasons and notices from these facts.
 
+Its settings (the ``[fetch]`` keys and the ``[search]`` proxy and rate) are declared in
+:mod:`runvil.web._settings`, which the faces read without loading this module; the Plugin makes
+its fetch policy from the values the Host hands it (:func:`policy_from_settings`).
+
 ``web_pack(provider=..., network=..., policy=...)`` builds the Pack for ``Host(packs=[...])``;
 :func:`plugin` is the same Pack as the ``runvil.packs`` entry points ``runvil/web`` and
 ``promptforge/web`` build it for ``Host()`` (the provider from the environment when the Host was
@@ -26,6 +30,7 @@ from runvil._pack import PackContext, Requirement
 from runvil._tools import ToolImplementation
 from runvil.web._fetch.arguments import MAX_URL_CHARS
 from runvil.web._search.arguments import MAX_QUERY_CHARS
+from runvil.web._settings import SETTINGS, policy_fields
 
 if TYPE_CHECKING:
     from runvil._net import Network
@@ -124,6 +129,7 @@ class WebPack:
     name = PACK_NAME
     plugin_id: str | None = PLUGIN_ID
     config_key = CONFIG_KEY
+    settings = SETTINGS
 
     def __init__(
         self,
@@ -215,7 +221,28 @@ def plugin(context: PackContext) -> WebPack:
         provider = services[SEARCH_SERVICE]
     else:
         provider = _provider_from_env(context.network)
-    return WebPack(provider, context.network, context.fetch_policy)
+    return WebPack(provider, context.network, policy_from_settings(context.settings))
+
+
+def policy_from_settings(settings: Mapping[str, Any]) -> FetchPolicy | None:
+    """The fetch policy the web Pack's settings make: the ``fetch_policy`` setting
+    (``Host(fetch_policy=...)``; ``None``: ``FetchPolicy()``) with each ``fetch.NAME`` setting
+    given applied to its field ``NAME``. ``None`` when neither is given."""
+    base = settings.get("fetch_policy")
+    fields = policy_fields(settings)
+    if not fields:
+        policy: FetchPolicy | None = base
+        return policy
+    import dataclasses
+
+    from runvil.web._fetch.policy import FetchPolicy
+
+    return dataclasses.replace(base if base is not None else FetchPolicy(), **fields)
+
+
+#: The settings the web Pack declares (``[fetch]``, ``[search]`` proxy and rate); the faces
+#: read them from :mod:`runvil.web._settings` without loading this module.
+plugin.settings = SETTINGS  # type: ignore[attr-defined]
 
 
 def _provider_from_env(network: Any) -> Any:

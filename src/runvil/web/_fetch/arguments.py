@@ -63,6 +63,14 @@ class FetchRequest(NamedTuple):
     """Where the returned text starts (always 0 unless the policy offers continuation)."""
 
 
+def offers_start_index(policy: Any) -> bool:
+    """Whether a fetch under ``policy`` (a :class:`~runvil.web.FetchPolicy`) takes
+    ``start_index``: only with ``continuation``. The one place that decides it, inside the tool
+    (its schema and its argument checks); everything outside the tool asks :func:`reads_on` of
+    the schema this decision made."""
+    return bool(policy.continuation)
+
+
 def parameters_schema(ceiling: int, *, continuation: bool = False) -> dict[str, Any]:
     """The JSON schema a model sees; ``max_chars`` publishes the policy's ceiling, and a policy
     with ``continuation`` adds ``start_index``."""

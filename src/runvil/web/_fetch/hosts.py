@@ -17,10 +17,35 @@ were one to, the lists would refuse it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from runvil._net.addresses import INVALID, private_host_may_use
 from runvil._net.hostnames import PrivateHosts, domain_entry, domain_refused
 from runvil.web._fetch.policy import FetchPolicy
 
-__all__ = ["HostRules", "host_rules"]
+__all__ = [
+    "NOT_AN_IP_ADDRESS",
+    "HostRules",
+    "host_rules",
+    "lists_private_host",
+    "may_serve_a_private_host",
+]
+
+#: The table row of a refused answer that is not an IP address (``FetchOutcome.refused``).
+NOT_AN_IP_ADDRESS = INVALID
+
+
+def lists_private_host(private_hosts: Iterable[str], host: str) -> bool:
+    """Whether a ``private_hosts`` list names ``host`` on some port (what a hint that explains
+    a refusal asks)."""
+    return PrivateHosts.parse(private_hosts).names(host)
+
+
+def may_serve_a_private_host(ip: str) -> bool:
+    """Whether a named private host could be dialled at ``ip`` (public, private, CGNAT,
+    loopback or unique local): a refused answer in such a row is a host of the operator's own
+    network, not one no fetch may reach."""
+    return private_host_may_use(ip)
 
 
 class HostRules:

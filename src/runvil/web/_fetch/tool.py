@@ -48,6 +48,7 @@ from runvil.web._fetch import failures, rendering
 from runvil.web._fetch.admission import UrlRefused, admit_url
 from runvil.web._fetch.arguments import (
     FetchRequest,
+    offers_start_index,
     parameters_schema,
     parse_arguments,
     reads_on,
@@ -90,7 +91,7 @@ class WebFetch(AsyncClosing):
             id=TOOL_ID,
             description=DESCRIPTION,
             parameters=parameters_schema(
-                self.policy.max_chars, continuation=self.policy.continuation
+                self.policy.max_chars, continuation=offers_start_index(self.policy)
             ),
         )
         self._reading = reading_for(self.policy)
@@ -147,7 +148,7 @@ class WebFetch(AsyncClosing):
         failure raises :class:`~runvil._errors.ToolError`. The text a model reads is rendered
         from the outcome (:meth:`~runvil.web._fetch.outcome.FetchOutcome.model_text`)."""
         request = parse_arguments(
-            arguments, self.policy.max_chars, continuation=self.policy.continuation
+            arguments, self.policy.max_chars, continuation=offers_start_index(self.policy)
         )
         try:
             target = admit_url(request.url, self._rules)

@@ -67,7 +67,8 @@ V = TypeVar("V")
 
 class StateUnavailable(ToolError):
     """Redis did not answer (or is known to be down for a moment). A tool call that meets it
-    fails with :data:`STATE_DOWN`, at once, instead of serving a page it cannot check."""
+    answers :data:`STATE_DOWN` at once, as soft text the model can act on (the MCP face,
+    docs/deploy.md), instead of serving a page it cannot check."""
 
     def __init__(self, message: str = STATE_DOWN) -> None:
         super().__init__(ToolErrorKind.Other, message)

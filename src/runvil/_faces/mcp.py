@@ -268,10 +268,12 @@ class WebToolServer:
             try:
                 run, ephemeral = self._run_for(ctx)
             except ToolError as err:  # a fleet's shared state is unreachable
-                return _error_result(err.message)
+                return _state_down_result(err)
             try:
                 text = await run.call(tool, args, envelope=self.use_envelope)
             except ToolError as err:
+                if self.fleet is not None and _is_state_down(err):
+                    return _state_down_result(err)
                 if getattr(err, "untrusted", False) and self.use_envelope:
                     return _error_result(envelope(err.message, run.nonce))
                 return _error_result(err.message)
@@ -528,14 +530,28 @@ def _close_later(run: Run) -> None:
 
 def _outcome(result: types.CallToolResult) -> str:
     """A call's outcome as the metrics count it."""
-    if not result.is_error:
-        return "ok"
     text = getattr(result.content[0], "text", "") if result.content else ""
+    if not result.is_error:
+        from runvil._faces.fleet_state import STATE_DOWN
+
+        return "state_down" if text == STATE_DOWN else "ok"
     if text in (TOO_MANY_CALLS, TOO_MUCH_ARGUMENT_DATA):
         return "busy"
-    from runvil._faces.fleet_state import STATE_DOWN
+    return "error"
 
-    return "state_down" if text == STATE_DOWN else "error"
+
+def _is_state_down(err: ToolError) -> bool:
+    """Whether a call failed because a fleet's shared state did not answer."""
+    from runvil._faces.fleet_state import StateUnavailable
+
+    return isinstance(err, StateUnavailable)
+
+
+def _state_down_result(err: ToolError) -> types.CallToolResult:
+    """A call a fleet's unreachable shared state stopped: a soft result, runvil's own text,
+    so the model reads it and tries again (not enveloped: no third-party text, and the
+    session's nonce is in the state that did not answer)."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=err.message)])
 
 
 def _offers_start_index(tool: ToolObject | None) -> bool:

@@ -77,7 +77,12 @@ def site_with_long_page(hits: dict[str, int]) -> web.Application:
         hits["long"] = hits.get("long", 0) + 1
         return web.Response(text=LONG, content_type="text/plain")
 
+    async def robots(request: web.Request) -> web.Response:
+        hits["robots"] = hits.get("robots", 0) + 1
+        return web.Response(text="User-agent: *\nDisallow: /private\n", content_type="text/plain")
+
     app.router.add_get("/long.txt", long)
+    app.router.add_get("/robots.txt", robots)
     return app
 
 
@@ -326,3 +331,24 @@ async def test_the_search_rate_and_memo_hold_for_the_fleet(fleet: Fleet) -> None
     # at least 2.5 seconds (2.0 allowing for the first one's own delay), where without the
     # rate they would all arrive at once.
     assert fleet.searches[-1] - fleet.searches[0] >= 2.0
+
+
+@pytest.mark.parametrize("fleet", [(3, {"RUNVIL_FETCH_ROBOTS": "on"})], indirect=True)
+async def test_a_session_reads_robots_txt_once_for_the_fleet(fleet: Fleet) -> None:
+    async with Client(fleet.mcp, mode="legacy", cache=None) as client:
+        pages = [
+            await client.call_tool("web_fetch", {"url": "https://example.com/hello.txt"})
+            for _ in range(3)
+        ]
+        refused = await client.call_tool("web_fetch", {"url": "https://example.com/private/x"})
+        ours = fleet.hits["robots"]
+    async with Client(fleet.mcp, mode="legacy", cache=None) as other:
+        theirs = await other.call_tool("web_fetch", {"url": "https://example.com/private/y"})
+    assert [nonce_and_text(p)[1] for p in pages] == [hello_text()] * 3
+    assert [unwrap(r.content[0].text) for r in (refused, theirs)] == [
+        "https://example.com/private/x is disallowed by the site's robots.txt",
+        "https://example.com/private/y is disallowed by the site's robots.txt",
+    ]
+    assert len(fleet.balancer.served) == 3, "the session's calls landed on every replica"
+    assert ours == 1, "the session's rules came from the shared store on the other replicas"
+    assert fleet.hits["robots"] == 2, "another session reads robots.txt itself"

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -77,14 +77,15 @@ class FleetSessions:
         self,
         app: ASGIApp,
         state: SharedState,
-        store: RedisRunStore[Any],
+        stores: Sequence[RedisRunStore[Any]],
         limits: SessionLimits | None = None,
         *,
         end_local: Callable[[str], Any] | None = None,
     ) -> None:
         self.app = app
         self.state = state
-        self.store = store
+        self.stores = tuple(stores)
+        """The stores keeping each session's things (pages, robots.txt rules) under its key."""
         self.limits = limits if limits is not None else SessionLimits()
         self.end_local = end_local
 
@@ -223,7 +224,8 @@ class FleetSessions:
         aio = self.state.aio
         await aio.delete(_PREFIX + session_id)
         await aio.zrem(_ACTIVE, session_id)
-        await _in_thread(self.store.end_key, run_key(session_id))
+        for store in self.stores:
+            await _in_thread(store.end_key, run_key(session_id))
         await self._ended_locally(session_id)
 
     async def _forget_quietly(self, session_id: str) -> None:

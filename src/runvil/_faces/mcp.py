@@ -336,7 +336,8 @@ class WebToolServer:
             if self.fleet is not None:
                 from runvil._faces.fleet_state import run_key
 
-                self.fleet.store.bind(run.scope, run_key(session_id))
+                for store in self.fleet.stores:
+                    store.bind(run.scope, run_key(session_id))
             if len(self._session_runs) > _MAX_SESSIONS:
                 _, oldest = self._session_runs.popitem(last=False)
                 _close_later(oldest)
@@ -473,7 +474,7 @@ class WebToolServer:
             from runvil._faces.fleet_sessions import FleetSessions
 
             sessions = FleetSessions(
-                sdk, self.fleet.state, self.fleet.store, self.session_limits,
+                sdk, self.fleet.state, self.fleet.stores, self.session_limits,
                 end_local=self.end_session,
             )
         self.operations = Operations(
@@ -501,8 +502,15 @@ class Fleet:
 
     state: SharedState
     store: RedisRunStore[Any]
+    robots: RedisRunStore[Any] | None = None
+    """Where the runs keep their robots.txt rules, when the replicas share them."""
     drain: int = 25
     """Seconds a SIGTERM waits for the calls in flight before the process exits."""
+
+    @property
+    def stores(self) -> tuple[RedisRunStore[Any], ...]:
+        """The stores that keep a session's things under its key."""
+        return (self.store,) if self.robots is None else (self.store, self.robots)
 
 
 class _DrainingServer:
@@ -741,13 +749,16 @@ def shared_state(wiring: Wiring, url: str, metrics: CallMetrics | None) -> Fleet
     keeping its pages there (so continuation reads on through any replica)."""
     import dataclasses
 
-    from runvil._faces.fleet_state import SharedState, page_store
+    from runvil._faces.fleet_state import SharedState, page_store, robots_store
 
     state = SharedState(url, on_error=metrics.redis_error if metrics is not None else None)
     store = page_store(state)
+    robots = robots_store(state)
     wiring.shared_state = state  # the search rate and memo: the fleet's
-    wiring.face_policy = dataclasses.replace(wiring.face_policy, page_store=store)
-    return Fleet(state, store)
+    wiring.face_policy = dataclasses.replace(
+        wiring.face_policy, page_store=store, robots_store=robots
+    )
+    return Fleet(state, store, robots)
 
 
 async def _serve(

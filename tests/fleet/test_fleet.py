@@ -51,18 +51,24 @@ class Fleet:
     hits: dict[str, int]
     searches: list[float]
     """When each search reached the vendor (the loop's clock)."""
+    throttle: list[str]
+    """``Retry-After`` values the vendor answers 429 with, one per search, before answering."""
 
     @property
     def mcp(self) -> str:
         return self.balancer.url + "/mcp"
 
 
-def counted_gateway(arrivals: list[float]) -> web.Application:
-    """The Gateway, noting when each search arrives."""
+def counted_gateway(arrivals: list[float], throttle: list[str]) -> web.Application:
+    """The Gateway, noting when each search arrives, and answering 429 while told to."""
 
     @web.middleware
     async def note(request: web.Request, handler: object) -> web.StreamResponse:
         arrivals.append(asyncio.get_running_loop().time())
+        if throttle:
+            return web.Response(
+                status=429, text='{"error":"slow down"}', headers={"Retry-After": throttle.pop(0)}
+            )
         return await handler(request)  # type: ignore[operator,no-any-return]
 
     app = gateway_app()
@@ -95,8 +101,9 @@ async def fleet(
     size, extra = getattr(request, "param", (3, {}))
     hits: dict[str, int] = {}
     arrivals: list[float] = []
+    throttle: list[str] = []
     await internet.serve(site_with_long_page(hits))
-    await serve_gateway(internet, counted_gateway(arrivals))
+    await serve_gateway(internet, counted_gateway(arrivals, throttle))
     seam = write_seam(internet, tmp_path, {"timeout": 3.0, "connect_timeout": 1.0})
     env = child_env(seam, tmp_path, RUNVIL_MCP_STATE=redis_server.url, **extra)
     started = await asyncio.gather(*(start_mcp_http(env) for _ in range(size)))
@@ -105,7 +112,7 @@ async def fleet(
     balancer = Balancer([url.removeprefix("http://").removesuffix("/mcp") for url in urls])
     await balancer.start()
     try:
-        yield Fleet(replicas, urls, balancer, env, hits, arrivals)
+        yield Fleet(replicas, urls, balancer, env, hits, arrivals, throttle)
     finally:
         await balancer.stop()
         await asyncio.gather(*(stop(proc) for proc in replicas))
@@ -352,3 +359,31 @@ async def test_a_session_reads_robots_txt_once_for_the_fleet(fleet: Fleet) -> No
     assert len(fleet.balancer.served) == 3, "the session's calls landed on every replica"
     assert ours == 1, "the session's rules came from the shared store on the other replicas"
     assert fleet.hits["robots"] == 2, "another session reads robots.txt itself"
+
+
+@pytest.mark.parametrize("fleet", [(2, {})], indirect=True)
+async def test_a_vendors_retry_after_holds_for_the_fleet(
+    fleet: Fleet, redis_server: RedisServer
+) -> None:
+    import redis.asyncio
+
+    fleet.throttle.append("2")
+    shared = redis.asyncio.Redis.from_url(redis_server.url)
+    try:
+        async with Client(fleet.mcp, mode="legacy", cache=None) as client:
+            told = asyncio.ensure_future(client.call_tool("web_search", {"query": "q0"}))
+
+            async def paused() -> None:
+                while await shared.pttl("runvil:pause:gateway") <= 0:
+                    await asyncio.sleep(0.01)
+
+            await asyncio.wait_for(paused(), 10)
+            other = await client.call_tool("web_search", {"query": "q1"})  # the next replica
+            first = await told
+    finally:
+        await shared.aclose()
+    assert [r.is_error for r in (first, other)] == [False, False]
+    assert len(fleet.searches) == 3, "the 429, its retry, and the other replica's search"
+    # The vendor asked for 2 seconds: the replica it told retried after them, and the other
+    # replica, whose search began meanwhile, sent nothing before they were over.
+    assert min(fleet.searches[1:]) - fleet.searches[0] >= 1.9

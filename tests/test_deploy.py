@@ -43,6 +43,8 @@ def test_compose_runs_three_replicas_on_one_redis_behind_a_balancer() -> None:
     assert runvil["deploy"]["replicas"] == 3
     assert runvil["command"] == ["mcp", "--http", "0.0.0.0:8765"]
     assert runvil["environment"]["RUNVIL_MCP_STATE"] == "redis://redis:6379/0"
+    # Behind nginx every client is one peer: the per-peer limit is the total.
+    assert runvil["environment"]["RUNVIL_MCP_SESSIONS_PER_PEER"] == "1024"
     assert "/readyz" in " ".join(runvil["healthcheck"]["test"])
     assert services["balancer"]["ports"] == ["8765:8765"]
     assert services["redis"]["command"][:3] == ["redis-server", "--save", ""]

@@ -387,3 +387,40 @@ async def test_a_vendors_retry_after_holds_for_the_fleet(
     # The vendor asked for 2 seconds: the replica it told retried after them, and the other
     # replica, whose search began meanwhile, sent nothing before they were over.
     assert min(fleet.searches[1:]) - fleet.searches[0] >= 1.9
+
+
+@pytest.mark.parametrize("fleet", [(2, {
+    "RUNVIL_MCP_SESSIONS_PER_PEER": "2", "RUNVIL_MCP_MAX_SESSIONS": "3",
+})], indirect=True)
+async def test_the_session_limits_hold_for_the_fleet_and_stay_fair(fleet: Fleet) -> None:
+    """Two clients, told apart by the address the balancer forwards (uvicorn trusts a
+    loopback proxy's X-Forwarded-For): one opening sessions without end only ends its own, and
+    past the total the least recently active of all goes, whichever replica it lived on."""
+
+    async with httpx.AsyncClient(timeout=30) as http:
+
+        async def open_session(peer: str) -> str:
+            answer = await http.post(fleet.mcp, headers={**HEADERS, "X-Forwarded-For": peer},
+                                     content=rpc("initialize", {
+                                         "protocolVersion": "2025-11-25", "capabilities": {},
+                                         "clientInfo": {"name": "t", "version": "1"},
+                                     }))
+            assert answer.status_code == 200, answer.text
+            return answer.headers["mcp-session-id"]
+
+        async def ping(session: str) -> int:
+            answer = await http.post(fleet.mcp, content=rpc("ping", {}),
+                                     headers={**HEADERS, "Mcp-Session-Id": session})
+            return answer.status_code
+
+        a1 = await open_session("198.51.100.1")
+        a2 = await open_session("198.51.100.1")
+        a3 = await open_session("198.51.100.1")  # past its 2: its own least recent, a1, ends
+        after_a = [await ping(s) for s in (a1, a2, a3)]
+        b1 = await open_session("198.51.100.2")
+        assert await ping(a2) == 200  # a2 is now more recent than a3 and b1
+        b2 = await open_session("198.51.100.2")  # past the total 3: the stalest of all, a3
+        after_b = [await ping(s) for s in (a2, a3, b1, b2)]
+    assert after_a == [404, 200, 200]
+    assert after_b == [200, 404, 200, 200]
+    assert len(fleet.balancer.served) == 2

@@ -168,6 +168,15 @@ def _as_state(value: Any, where: str) -> str:
     return text
 
 
+def _as_allowed_hosts(value: Any, where: str) -> tuple[str, ...]:
+    from runvil._faces.mcp_http import check_allowed_hosts
+
+    try:
+        return check_allowed_hosts(_as_names(value, where), where)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+
+
 def _as_str(value: Any, where: str) -> str:
     if isinstance(value, str) and value.strip():
         return value.strip()
@@ -373,6 +382,13 @@ SETTINGS: tuple[Setting, ...] = (
         commands=("mcp", "config"),
         help="Seconds without a request before an HTTP session ends (default: 600).",
     ),
+    Setting(
+        "mcp.allowed_hosts", ("RUNVIL_MCP_ALLOWED_HOSTS",), _as_allowed_hosts, None,
+        flag="mcp_allowed_hosts", option="--allow-host", metavar="NAME", multiple=True,
+        commands=("mcp", "config"),
+        help="A Host name (or *.suffix) the HTTP server answers besides its address "
+        "(repeatable; default: none).",
+    ),
     # -- runvil mcp --http as one of a fleet of replicas (docs/deploy.md)
     Setting(
         "mcp.state", ("RUNVIL_MCP_STATE",), _as_state, None, flag="mcp_state",
@@ -468,6 +484,8 @@ class Config:
     """``[mcp] sessions_per_peer``: per client address (``None``: the default, 256)."""
     mcp_session_idle_timeout: float | None = None
     """``[mcp] session_idle_timeout``: seconds idle before a session ends (``None``: 600)."""
+    mcp_allowed_hosts: tuple[str, ...] | None = None
+    """``[mcp] allowed_hosts``: Host names the HTTP server answers besides its address."""
     mcp_state: str | None = field(default=None, repr=False)
     """``[mcp] state``: the Redis URL replicas share their state in (``None``: in-process)."""
     search_rate: float | None = None
@@ -871,6 +889,8 @@ def describe(config: Config) -> dict[str, Any]:
         value = getattr(config, f"mcp_{key}")
         if value is not None:
             mcp[key] = value
+    if config.mcp_allowed_hosts is not None:
+        mcp["allowed_hosts"] = list(config.mcp_allowed_hosts)
     if config.mcp_state is not None:
         mcp["state"] = shown_state(config.mcp_state)
     if mcp:

@@ -182,8 +182,11 @@ class WebToolServer:
         session_limits: SessionLimits | None = None,
         fleet: Fleet | None = None,
         metrics: CallMetrics | None = None,
+        allowed_hosts: tuple[str, ...] = (),
     ) -> None:
         self.host = host
+        self.allowed_hosts = allowed_hosts
+        """Host names the HTTP face answers besides its address (``[mcp] allowed_hosts``)."""
         self.fleet = fleet
         """The shared state of a fleet of replicas (``--state``), or None: in this process."""
         self.metrics = metrics
@@ -410,7 +413,8 @@ class WebToolServer:
         sock.setblocking(False)
         address, bound = sock.getsockname()[:2]
         shown = f"[{host}]" if ":" in host else host
-        stack = self.http_stack(host, Audience.for_bind(host, str(address), bound))
+        audience = Audience.for_bind(host, str(address), bound, self.allowed_hosts)
+        stack = self.http_stack(host, audience)
         config = uvicorn.Config(
             stack.app, log_level="warning", lifespan="on",
             timeout_graceful_shutdown=2 if self.fleet is None else self.fleet.drain,
@@ -783,6 +787,7 @@ async def _serve(
         server = WebToolServer(
             host, use_envelope=config.envelope, policy=wiring.face_policy, only=only,
             session_limits=session_limits(config), fleet=fleet, metrics=metrics,
+            allowed_hosts=config.mcp_allowed_hosts or (),
         )
         try:
             if http is None:

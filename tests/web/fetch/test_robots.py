@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from runvil import ToolError
+from runvil._errors import ToolErrorKind
 from runvil._tools import RunScope, current_run
 from runvil.web import FetchPolicy
 from runvil.web._fetch.robots import (
@@ -492,3 +493,30 @@ async def test_replicas_sharing_a_store_read_a_runs_robots_txt_once(
     kept = shared.get(run, key)
     assert kept is not None, "the rules read again were kept for the other replicas"
     assert (kept.verdict, kept.source) == (None, "user-agent: *\ndisallow: /private/\n")
+
+
+class UnreachableStore:
+    """A shared store whose Redis does not answer."""
+
+    def get(self, scope: RunScope, key: Any) -> None:
+        raise ToolError(ToolErrorKind.Other, "the shared state is unreachable")
+
+    def put(
+        self, scope: RunScope, key: Any, value: Any, size: int, fingerprint: Any = None
+    ) -> bool:
+        return False
+
+    def fingerprint(self, scope: RunScope, key: Any) -> None:
+        return None
+
+    def end_run(self, scope: RunScope) -> None:
+        return None
+
+
+async def test_a_shared_store_that_does_not_answer_is_a_miss(
+    make_fetch: FetchFactory, site: SiteFactory
+) -> None:
+    served = await site(robots_site(body="User-agent: *\nDisallow: /private/\n"))
+    fetch = make_fetch(FetchPolicy(robots=True, robots_store=UnreachableStore()))
+    assert await fetch.call({"url": PAGE}) == expect_page(PAGE, "page /docs/page")
+    assert served.request_lines == ["GET /robots.txt", "GET /docs/page"]

@@ -94,15 +94,55 @@ async def main() -> None:
                 commands = (after[0] - before[0]) / max(calls, 1)
                 micros = (after[1] - before[1]) / max(calls, 1)
                 rows.append((label, calls / args.seconds, mean, commands, micros))
+            down = await redis_down(seam, directory, redis)
         finally:
             redis.stop()
             await internet.close()
             await canary.stop()
+    print("| with Redis killed | first call | mean of the next 20 | first call after Redis "
+          "returns |")
+    print("| --- | --- | --- | --- |")
+    print(f"| 1 replica, a session's fetch | {down[0]:.1f} ms | {down[1]:.1f} ms | "
+          f"{down[2]:.0f} ms |")
     head = f"configuration ({args.clients} sessions, {args.seconds:g} s)"
     print(f"| {head} | calls/s | mean latency | Redis commands per call | Redis time per call |")
     print("| --- | --- | --- | --- | --- |")
     for label, rate, mean, commands, micros in rows:
         print(f"| {label} | {rate:.0f} | {mean:.1f} ms | {commands:.1f} | {micros:.0f} µs |")
+
+
+async def redis_down(seam: Path, directory: Path, redis: RedisServer) -> tuple[float, ...]:
+    """Milliseconds a session's call takes to answer the soft state-down text with Redis
+    killed (the first, and the mean of the next 20), and from Redis's restart to the first
+    call answered normally again."""
+    from runvil._faces.fleet_state import STATE_DOWN
+
+    proc, url = await start_mcp_http(child_env(seam, directory, RUNVIL_MCP_STATE=redis.url))
+    args = {"url": "https://example.com/hello.txt"}
+    try:
+        async with Client(url, mode="legacy", cache=None) as client:
+            await client.call_tool("web_fetch", args)
+            redis.stop()
+            times = []
+            for _ in range(21):
+                started = time.monotonic()
+                result = await client.call_tool("web_fetch", args)
+                times.append((time.monotonic() - started) * 1000)
+                assert result.content[0].text == STATE_DOWN, result  # type: ignore[union-attr]
+            redis.start()
+            back = time.monotonic()
+        while True:
+            try:
+                async with Client(url, mode="legacy", cache=None) as client:
+                    result = await client.call_tool("web_fetch", args)
+                if not result.is_error:
+                    break
+            except Exception:
+                await asyncio.sleep(0.05)
+        recovered = (time.monotonic() - back) * 1000
+    finally:
+        await stop(proc)
+    return times[0], sum(times[1:]) / 20, recovered
 
 
 def redis_work(url: str) -> tuple[int, int]:

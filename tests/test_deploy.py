@@ -10,6 +10,8 @@ from typing import Any
 
 import yaml
 
+from runvil._faces.mcp_http import check_allowed_hosts
+
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 
 
@@ -43,12 +45,15 @@ def test_compose_runs_three_replicas_on_one_redis_behind_a_balancer() -> None:
     assert runvil["deploy"]["replicas"] == 3
     assert runvil["command"] == ["mcp", "--http", "0.0.0.0:8765"]
     assert runvil["environment"]["RUNVIL_MCP_STATE"] == "redis://redis:6379/0"
+    # Behind nginx every client is one peer: the per-peer limit is the total.
+    assert runvil["environment"]["RUNVIL_MCP_SESSIONS_PER_PEER"] == "1024"
     assert "/readyz" in " ".join(runvil["healthcheck"]["test"])
     assert services["balancer"]["ports"] == ["8765:8765"]
     assert services["redis"]["command"][:3] == ["redis-server", "--save", ""]
     nginx = (DEPLOY / "nginx.conf").read_text(encoding="utf-8")
     assert "server runvil:8765;" in nginx
-    assert "proxy_set_header Host localhost;" in nginx
+    assert "proxy_set_header Host $http_host;" in nginx, "the replicas check the client's Host"
+    assert runvil["environment"]["RUNVIL_MCP_ALLOWED_HOSTS"] == "balancer runvil"
 
 
 def test_kubernetes_probes_user_command_and_autoscaler() -> None:
@@ -64,8 +69,16 @@ def test_kubernetes_probes_user_command_and_autoscaler() -> None:
     assert spec["securityContext"]["runAsUser"] == 10001
     assert container["securityContext"]["allowPrivilegeEscalation"] is False
     assert spec["terminationGracePeriodSeconds"] > 25, "longer than the drain"
-    env = {e["name"]: e["value"] for e in container["env"]}
+    env = {e["name"]: e.get("value", e.get("valueFrom")) for e in container["env"]}
     assert env["RUNVIL_MCP_STATE"] == "redis://runvil-redis:6379/0"
+    assert env["POD_NAMESPACE"] == {"fieldRef": {"fieldPath": "metadata.namespace"}}
+    assert env["RUNVIL_MCP_ALLOWED_HOSTS"].split() == [
+        "runvil", "runvil.$(POD_NAMESPACE)", "runvil.$(POD_NAMESPACE).svc",
+        "runvil.$(POD_NAMESPACE).svc.cluster.local",
+    ]
+    # What Kubernetes makes of it in namespace "tools" is a valid setting.
+    expanded = env["RUNVIL_MCP_ALLOWED_HOSTS"].replace("$(POD_NAMESPACE)", "tools").split()
+    assert check_allowed_hosts(tuple(expanded), "RUNVIL_MCP_ALLOWED_HOSTS") == tuple(expanded)
     service = by_kind(docs, "Service", "runvil")
     assert service["spec"]["ports"][0]["port"] == 8765
     hpa = by_kind(docs, "HorizontalPodAutoscaler", "runvil")

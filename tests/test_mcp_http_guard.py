@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 
 from runvil import unwrap
-from runvil._faces.mcp_http import BUSY, Audience, HttpGuard
+from runvil._faces.mcp_http import BUSY, Audience, HttpGuard, check_allowed_hosts
 from tests.faces_helpers import REPO, RUNVIL, child_env, hello_text, site_app, stop, write_seam
 from tests.fixtures.internet import FakeInternet
 
@@ -67,6 +67,41 @@ def test_port_80_may_go_unnamed() -> None:
     audience = Audience.for_bind("127.0.0.2", "127.0.0.2", 80)
     assert audience.allows_host("127.0.0.2") and audience.allows_host("127.0.0.2:80")
     assert not audience.allows_host("127.0.0.2:8080")
+
+
+@pytest.mark.parametrize(("given", "bound"), [("0.0.0.0", "0.0.0.0"), ("127.0.0.1", "127.0.0.1")])
+def test_the_operators_names_are_answered_on_any_port(given: str, bound: str) -> None:
+    names = check_allowed_hosts(
+        ("Runvil.Tools.svc.cluster.local.", "*.tools.svc"), "--allow-host"
+    )
+    assert names == ("runvil.tools.svc.cluster.local", "*.tools.svc")
+    audience = Audience.for_bind(given, bound, 8765, names)
+    allowed = [
+        "runvil.tools.svc.cluster.local:8765", "RUNVIL.tools.svc.cluster.local",
+        "runvil.tools.svc.cluster.local.:80", "a.tools.svc:8765", "b.a.tools.svc", "localhost:8765",
+        "127.0.0.1:8765",
+    ]
+    refused = [
+        "tools.svc:8765", "xtools.svc", "evil.example:8765", "tools.svc.evil.example",
+        "runvil.tools.svc.cluster.local.evil.example", "cluster.local", "",
+    ]
+    assert [h for h in allowed if not audience.allows_host(h)] == []
+    assert [h for h in refused if audience.allows_host(h)] == []
+    assert audience.allows_origin("http://a.tools.svc:8765")
+    assert not audience.allows_origin("http://evil.example:8765")
+
+
+@pytest.mark.parametrize("entry", [
+    "10.0.0.1", "[::1]", "runvil.svc:8765", "*", "*.svc", "a..b", "-a.svc", "a_b.svc", "a.*.svc",
+    "http://a.svc", "a" * 64 + ".svc",
+])
+def test_an_allowed_host_is_a_name_or_a_suffix(entry: str) -> None:
+    with pytest.raises(ValueError) as info:
+        check_allowed_hosts((entry,), "RUNVIL_MCP_ALLOWED_HOSTS")
+    assert str(info.value) == (
+        f"RUNVIL_MCP_ALLOWED_HOSTS: {entry!r} is not a host name or *.suffix "
+        "(no port, no IP address)"
+    )
 
 
 # -- the body budget --------------------------------------------------------------------------
@@ -222,3 +257,21 @@ async def test_a_wildcard_bind_warns_and_answers_only_ip_literals_and_localhost(
     assert evil_host == (421, "Invalid Host header")
     assert evil_origin == (403, "Invalid Origin header")
     assert by_ip[0] == 200 and by_name[0] == 200
+
+
+async def test_a_wildcard_bind_answers_the_names_the_operator_allows(
+    env: dict[str, str]
+) -> None:
+    allowed = {**env, "RUNVIL_MCP_ALLOWED_HOSTS": "runvil.tools.svc.cluster.local,*.tools.svc"}
+    proc, url, _ = await start(allowed, "0.0.0.0:0")
+    try:
+        port = url.rsplit(":", 1)[1].split("/")[0]
+        local = f"http://127.0.0.1:{port}/mcp"
+        service = await post(local, Host="runvil.tools.svc.cluster.local:8765")
+        short = await post(local, Host=f"runvil.tools.svc:{port}",
+                           Origin="http://runvil.tools.svc")
+        evil = await post(local, Host=f"evil.example:{port}")
+    finally:
+        await stop(proc)
+    assert (service[0], short[0]) == (200, 200)
+    assert evil == (421, "Invalid Host header")

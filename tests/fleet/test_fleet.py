@@ -51,18 +51,24 @@ class Fleet:
     hits: dict[str, int]
     searches: list[float]
     """When each search reached the vendor (the loop's clock)."""
+    throttle: list[str]
+    """``Retry-After`` values the vendor answers 429 with, one per search, before answering."""
 
     @property
     def mcp(self) -> str:
         return self.balancer.url + "/mcp"
 
 
-def counted_gateway(arrivals: list[float]) -> web.Application:
-    """The Gateway, noting when each search arrives."""
+def counted_gateway(arrivals: list[float], throttle: list[str]) -> web.Application:
+    """The Gateway, noting when each search arrives, and answering 429 while told to."""
 
     @web.middleware
     async def note(request: web.Request, handler: object) -> web.StreamResponse:
         arrivals.append(asyncio.get_running_loop().time())
+        if throttle:
+            return web.Response(
+                status=429, text='{"error":"slow down"}', headers={"Retry-After": throttle.pop(0)}
+            )
         return await handler(request)  # type: ignore[operator,no-any-return]
 
     app = gateway_app()
@@ -77,7 +83,12 @@ def site_with_long_page(hits: dict[str, int]) -> web.Application:
         hits["long"] = hits.get("long", 0) + 1
         return web.Response(text=LONG, content_type="text/plain")
 
+    async def robots(request: web.Request) -> web.Response:
+        hits["robots"] = hits.get("robots", 0) + 1
+        return web.Response(text="User-agent: *\nDisallow: /private\n", content_type="text/plain")
+
     app.router.add_get("/long.txt", long)
+    app.router.add_get("/robots.txt", robots)
     return app
 
 
@@ -90,8 +101,9 @@ async def fleet(
     size, extra = getattr(request, "param", (3, {}))
     hits: dict[str, int] = {}
     arrivals: list[float] = []
+    throttle: list[str] = []
     await internet.serve(site_with_long_page(hits))
-    await serve_gateway(internet, counted_gateway(arrivals))
+    await serve_gateway(internet, counted_gateway(arrivals, throttle))
     seam = write_seam(internet, tmp_path, {"timeout": 3.0, "connect_timeout": 1.0})
     env = child_env(seam, tmp_path, RUNVIL_MCP_STATE=redis_server.url, **extra)
     started = await asyncio.gather(*(start_mcp_http(env) for _ in range(size)))
@@ -100,7 +112,7 @@ async def fleet(
     balancer = Balancer([url.removeprefix("http://").removesuffix("/mcp") for url in urls])
     await balancer.start()
     try:
-        yield Fleet(replicas, urls, balancer, env, hits, arrivals)
+        yield Fleet(replicas, urls, balancer, env, hits, arrivals, throttle)
     finally:
         await balancer.stop()
         await asyncio.gather(*(stop(proc) for proc in replicas))
@@ -194,11 +206,25 @@ async def test_redis_going_away_and_coming_back(fleet: Fleet, redis_server: Redi
     async with httpx.AsyncClient() as http:
         assert (await http.get(replica + "/readyz")).status_code == 200
         async with Client(fleet.mcp, mode="legacy", cache=None) as client:
-            await client.call_tool("web_fetch", {"url": "https://example.com/hello.txt"})
+            await client.call_tool("web_fetch", {"url": "https://example.com/long.txt"})
             redis_server.stop()
             down = await client.call_tool("web_fetch", {"url": "https://example.com/hello.txt"})
+            read_on = await client.call_tool(
+                "web_fetch", {"url": "https://example.com/long.txt", "start_index": 40_000}
+            )
+            async with Client(fleet.mcp, cache=None) as sessionless:  # the 2026-07-28 era
+                alone = await sessionless.call_tool(
+                    "web_fetch", {"url": "https://example.com/long.txt", "start_index": 40_000}
+                )
             ready = await http.get(replica + "/readyz")
-            assert (down.is_error, down.content[0].text) == (True, STATE_DOWN)
+            # A soft answer, runvil's own text: the model reads it and tries again.
+            assert [(r.is_error, r.content[0].text) for r in (down, read_on, alone)] == [
+                (False, STATE_DOWN), (False, STATE_DOWN), (False, STATE_DOWN),
+            ]
+            assert STATE_DOWN == (
+                "runvil mcp: the shared state (Redis) is unreachable; this call needs it; "
+                "try again shortly"
+            )
             assert (ready.status_code, ready.text) == (
                 503, "not ready: the shared state (Redis) is unreachable\n",
             )
@@ -206,6 +232,13 @@ async def test_redis_going_away_and_coming_back(fleet: Fleet, redis_server: Redi
             redis_server.start()
             await asyncio.sleep(1.1)  # the pause after a failure (RETRY_AFTER) runs out
             assert (await http.get(replica + "/readyz")).text == "ready\n"
+            scraped = [(await http.get(url.removesuffix("/mcp") + "/metrics")).text
+                       for url in fleet.urls]
+        state_down = sum(
+            _sample(text, 'runvil_tool_calls_total{outcome="state_down",tool="web_fetch"}')
+            for text in scraped
+        )
+        assert state_down == 3
         # Redis came back empty (it saved nothing): a new session works on every replica.
         async with Client(fleet.mcp, mode="legacy", cache=None) as client:
             results = [
@@ -305,3 +338,96 @@ async def test_the_search_rate_and_memo_hold_for_the_fleet(fleet: Fleet) -> None
     # at least 2.5 seconds (2.0 allowing for the first one's own delay), where without the
     # rate they would all arrive at once.
     assert fleet.searches[-1] - fleet.searches[0] >= 2.0
+
+
+@pytest.mark.parametrize("fleet", [(2, {
+    "RUNVIL_FETCH_ROBOTS": "on", "RUNVIL_MCP_SESSIONS_PER_PEER": "2",
+    "RUNVIL_MCP_MAX_SESSIONS": "3",
+})], indirect=True)
+async def test_robots_txt_session_limits_and_a_vendors_pause_hold_for_the_fleet(
+    fleet: Fleet, redis_server: RedisServer
+) -> None:
+    """One fleet of two replicas (starting one costs seconds) for three fleet-wide rules."""
+    await a_session_reads_robots_txt_once(fleet)
+    await the_session_limits_stay_fair(fleet)
+    await a_vendors_retry_after_holds(fleet, redis_server)
+
+
+async def a_session_reads_robots_txt_once(fleet: Fleet) -> None:
+    async with Client(fleet.mcp, mode="legacy", cache=None) as client:
+        pages = [
+            await client.call_tool("web_fetch", {"url": "https://example.com/hello.txt"})
+            for _ in range(3)
+        ]
+        refused = await client.call_tool("web_fetch", {"url": "https://example.com/private/x"})
+        ours = fleet.hits["robots"]
+    async with Client(fleet.mcp, mode="legacy", cache=None) as other:
+        theirs = await other.call_tool("web_fetch", {"url": "https://example.com/private/y"})
+    assert [nonce_and_text(p)[1] for p in pages] == [hello_text()] * 3
+    assert [unwrap(r.content[0].text) for r in (refused, theirs)] == [
+        "https://example.com/private/x is disallowed by the site's robots.txt",
+        "https://example.com/private/y is disallowed by the site's robots.txt",
+    ]
+    assert len(fleet.balancer.served) == 2, "the session's calls landed on both replicas"
+    assert ours == 1, "the session's rules came from the shared store on the other replicas"
+    assert fleet.hits["robots"] == 2, "another session reads robots.txt itself"
+
+
+async def a_vendors_retry_after_holds(fleet: Fleet, redis_server: RedisServer) -> None:
+    import redis.asyncio
+
+    fleet.throttle.append("2")
+    shared = redis.asyncio.Redis.from_url(redis_server.url)
+    try:
+        async with Client(fleet.mcp, mode="legacy", cache=None) as client:
+            told = asyncio.ensure_future(client.call_tool("web_search", {"query": "q0"}))
+
+            async def paused() -> None:
+                while await shared.pttl("runvil:pause:gateway") <= 0:
+                    await asyncio.sleep(0.01)
+
+            await asyncio.wait_for(paused(), 10)
+            other = await client.call_tool("web_search", {"query": "q1"})  # the next replica
+            first = await told
+    finally:
+        await shared.aclose()
+    assert [r.is_error for r in (first, other)] == [False, False]
+    assert len(fleet.searches) == 3, "the 429, its retry, and the other replica's search"
+    # The vendor asked for 2 seconds: the replica it told retried after them, and the other
+    # replica, whose search began meanwhile, sent nothing before they were over.
+    assert min(fleet.searches[1:]) - fleet.searches[0] >= 1.9
+
+
+async def the_session_limits_stay_fair(fleet: Fleet) -> None:
+    """The session limits (2 per peer, 3 in all) for the fleet. Two clients, told apart by the
+    address the balancer forwards (uvicorn trusts a loopback proxy's X-Forwarded-For): one
+    opening sessions without end only ends its own, and past the total the least recently
+    active of all goes, whichever replica it lived on."""
+
+    async with httpx.AsyncClient(timeout=30) as http:
+
+        async def open_session(peer: str) -> str:
+            answer = await http.post(fleet.mcp, headers={**HEADERS, "X-Forwarded-For": peer},
+                                     content=rpc("initialize", {
+                                         "protocolVersion": "2025-11-25", "capabilities": {},
+                                         "clientInfo": {"name": "t", "version": "1"},
+                                     }))
+            assert answer.status_code == 200, answer.text
+            return answer.headers["mcp-session-id"]
+
+        async def ping(session: str) -> int:
+            answer = await http.post(fleet.mcp, content=rpc("ping", {}),
+                                     headers={**HEADERS, "Mcp-Session-Id": session})
+            return answer.status_code
+
+        a1 = await open_session("198.51.100.1")
+        a2 = await open_session("198.51.100.1")
+        a3 = await open_session("198.51.100.1")  # past its 2: its own least recent, a1, ends
+        after_a = [await ping(s) for s in (a1, a2, a3)]
+        b1 = await open_session("198.51.100.2")
+        assert await ping(a2) == 200  # a2 is now more recent than a3 and b1
+        b2 = await open_session("198.51.100.2")  # past the total 3: the stalest of all, a3
+        after_b = [await ping(s) for s in (a2, a3, b1, b2)]
+    assert after_a == [404, 200, 200]
+    assert after_b == [200, 404, 200, 200]
+    assert len(fleet.balancer.served) == 2

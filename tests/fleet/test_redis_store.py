@@ -13,10 +13,12 @@ from runvil._faces.fleet_state import (
     SharedState,
     StateUnavailable,
     page_store,
+    robots_store,
     run_key,
 )
 from runvil._tools import RunScope
 from runvil.web._fetch.continuation import Held
+from runvil.web._fetch.robots import KeptRobots
 from runvil.web._fetch.runstore import fingerprint_text
 from tests.fixtures.redis_server import RedisServer
 
@@ -114,3 +116,34 @@ def test_redis_down_fails_fast_with_the_message(
     assert info.value.message == STATE_DOWN
     assert store.put(scope, "k", Held("u", "t", "plain", False), 0) is False
     assert not state.up
+
+
+def test_robots_rules_count_by_their_parsed_size_and_each_run_keeps_its_share(
+    state: SharedState,
+) -> None:
+    store = RedisRunStore(
+        state, encode=lambda v: v.encode(), decode=lambda b: b.decode(), budget=10_000,
+        max_entries=100, count_reported=True,
+    )
+    greedy, modest = RunScope(), RunScope()
+    for i in range(30):  # a model asking for thirty sites: kept within the budget
+        store.put(greedy, i, "r", 1_000)
+    assert store.totals() == (10_000, 10)
+    assert store.put(modest, "site", "r", 1_000)
+    assert store.get(modest, "site") == "r"
+    assert store.totals() == (10_000, 10), "room came from the run over its share"
+    assert store.put(greedy, "huge", "r", 10_001) is False
+
+
+def test_robots_rules_travel_as_their_text_and_their_age(state: SharedState) -> None:
+    one, other = robots_store(state), robots_store(state)  # two replicas
+    mine, again = RunScope(), RunScope()
+    one.bind(mine, run_key("session-a"))
+    other.bind(again, run_key("session-a"))
+    key = ("https", "example.com", 443)
+    kept = KeptRobots(None, "user-agent: *\ndisallow: /private\n", 1_700_000_000.5)
+    assert one.put(mine, key, kept, 4096)
+    assert other.get(again, key) == kept
+    assert one.put(mine, ("https", "b.example", 443), KeptRobots(False, "", 1.0), 256)
+    assert other.get(again, ("https", "b.example", 443)) == KeptRobots(False, "", 1.0)
+    assert (one.budget, one.max_entries, one.max_age) == (32 * 1024 * 1024, 4096, 600.0)

@@ -138,6 +138,12 @@ def _as_state(value: Any, where: str) -> str:
     return text
 
 
+def _as_allowed_hosts(value: Any, where: str) -> tuple[str, ...]:
+    from runvil._faces.mcp_http import check_allowed_hosts
+
+    return check_allowed_hosts(as_names(value, where), where)
+
+
 #: The tools ``runvil mcp`` can serve, by their MCP names.
 MCP_TOOLS: tuple[str, ...] = ("web_fetch", "web_search")
 
@@ -221,6 +227,13 @@ _MCP_SETTINGS: tuple[Setting, ...] = (
         flag="mcp_session_idle_timeout", option="--session-idle-timeout", metavar="SECONDS",
         commands=_MCP_COMMANDS,
         help="Seconds without a request before an HTTP session ends (default: 600).",
+    ),
+    Setting(
+        "mcp.allowed_hosts", ("RUNVIL_MCP_ALLOWED_HOSTS",), _as_allowed_hosts, None,
+        flag="mcp_allowed_hosts", option="--allow-host", metavar="NAME", multiple=True,
+        commands=_MCP_COMMANDS,
+        help="A Host name (or *.suffix) the HTTP server answers besides its address "
+        "(repeatable; default: none).",
     ),
     Setting(
         "mcp.state", ("RUNVIL_MCP_STATE",), _as_state, None, flag="mcp_state",
@@ -398,6 +411,8 @@ class Config:
     """``[mcp] sessions_per_peer``: per client address (``None``: the default, 256)."""
     mcp_session_idle_timeout: float | None = None
     """``[mcp] session_idle_timeout``: seconds idle before a session ends (``None``: 600)."""
+    mcp_allowed_hosts: tuple[str, ...] | None = None
+    """``[mcp] allowed_hosts``: Host names the HTTP server answers besides its address."""
     mcp_state: str | None = field(default=None, repr=False)
     """``[mcp] state``: the Redis URL replicas share their state in (``None``: in-process)."""
     pack_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)

@@ -16,9 +16,15 @@ middleware keeps the session itself in Redis:
 * ``DELETE`` ends the session for the whole fleet (its record and its pages); a ``GET`` (the
   optional server-to-client stream) is answered 405, which the specification allows: runvil
   sends nothing unasked;
-* a session idle for the idle limit is forgotten by Redis (its record expires), and past the
-  fleet's session limit the least recently active is ended to make room, as on one process.
-  The per-peer limit does not apply: behind a load balancer every client has its address.
+* a session idle for the idle limit is forgotten by Redis (its record expires), and the
+  session limits hold for the fleet, as on one process (:mod:`runvil._faces.mcp_sessions`),
+  counted in Redis: past the per-peer limit a peer's newcomer ends that peer's least recently
+  active session, past the total the least recently active of all is ended, so one client
+  opening sessions without end only ever ends its own (or, past the total, the stalest).
+  "Active" is when a request of the session began (and ended, for one that took over a
+  second), by Redis's clock. Unlike one process, a session with a call in flight is not passed
+  over (the replicas do not tell each other what is in flight); its call finishes, and its
+  next request gets 404. Every change is one Lua script, atomic across the replicas.
 
 Sessionless (2026-07-28) requests pass through untouched. When Redis is unreachable, a request
 naming a session is let through marked (:data:`STATE_DOWN_KEY`), so listing tools still works
@@ -31,7 +37,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -47,7 +53,7 @@ from runvil._faces.fleet_state import (
     StateUnavailable,
     run_key,
 )
-from runvil._faces.mcp_sessions import SessionLimits
+from runvil._faces.mcp_sessions import SessionLimits, peer_of
 
 __all__ = ["SESSION_KEY", "STATE_DOWN_KEY", "FleetSessions"]
 
@@ -58,8 +64,81 @@ STATE_DOWN_KEY = "runvil.state_down"
 
 _SESSION_HEADER = "mcp-session-id"
 _VERSION_HEADER = "mcp-protocol-version"
+#: Keys: ``runvil:session:{id}`` the nonce (expiring when idle); ``runvil:s:active`` every
+#: session by last activity (ms, Redis's clock); ``runvil:s:peers`` each session's peer;
+#: ``runvil:s:peer:{peer}`` a peer's sessions by last activity.
 _PREFIX = "runvil:session:"
-_ACTIVE = "runvil:sessions"
+#: A request longer than this (seconds) marks its session active again when it ends.
+_LONG_REQUEST = 1.0
+
+_HELPERS = """
+local ACTIVE, PEERS, RECORD, PEER = 'runvil:s:active', 'runvil:s:peers', 'runvil:session:',
+  'runvil:s:peer:'
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function forget(S)
+  local peer = redis.call('HGET', PEERS, S)
+  if peer then
+    redis.call('ZREM', PEER..peer, S)
+    redis.call('HDEL', PEERS, S)
+  end
+  redis.call('ZREM', ACTIVE, S)
+  return redis.call('DEL', RECORD..S)
+end
+local function oldest_but(key, S)
+  for _, other in ipairs(redis.call('ZRANGE', key, 0, 1)) do
+    if other ~= S then return other end
+  end
+  return nil
+end
+"""
+
+# ARGV: id, nonce, peer, idle (ms), per peer, total. Returns the ids of the sessions ended.
+_OPEN = _HELPERS + """
+local S, nonce, peer = ARGV[1], ARGV[2], ARGV[3]
+local idle, per_peer, total = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local now = now_ms()
+for _, stale in ipairs(redis.call('ZRANGEBYSCORE', ACTIVE, '-inf', now - idle)) do
+  forget(stale)
+end
+redis.call('SET', RECORD..S, nonce, 'PX', idle)
+redis.call('ZADD', ACTIVE, now, S)
+redis.call('HSET', PEERS, S, peer)
+redis.call('ZADD', PEER..peer, now, S)
+local ended = {}
+while redis.call('ZCARD', PEER..peer) > per_peer do
+  local victim = oldest_but(PEER..peer, S)
+  if victim == nil then break end
+  forget(victim)
+  table.insert(ended, victim)
+end
+while redis.call('ZCARD', ACTIVE) > total do
+  local victim = oldest_but(ACTIVE, S)
+  if victim == nil then break end
+  forget(victim)
+  table.insert(ended, victim)
+end
+return ended
+"""
+
+# ARGV: id, idle (ms), whether the record is read (1) or only the activity noted (0).
+_TOUCH = _HELPERS + """
+local S, idle = ARGV[1], tonumber(ARGV[2])
+local nonce = redis.call('GET', RECORD..S)
+if not nonce then return false end
+redis.call('PEXPIRE', RECORD..S, idle)
+local now = now_ms()
+redis.call('ZADD', ACTIVE, now, S)
+local peer = redis.call('HGET', PEERS, S)
+if peer then redis.call('ZADD', PEER..peer, now, S) end
+return nonce
+"""
+
+_END = _HELPERS + """
+return forget(ARGV[1])
+"""
 
 
 def _jsonrpc_error(message: str, status: int, code: int) -> Response:
@@ -77,16 +156,20 @@ class FleetSessions:
         self,
         app: ASGIApp,
         state: SharedState,
-        store: RedisRunStore[Any],
+        stores: Sequence[RedisRunStore[Any]],
         limits: SessionLimits | None = None,
         *,
         end_local: Callable[[str], Any] | None = None,
     ) -> None:
         self.app = app
         self.state = state
-        self.store = store
+        self.stores = tuple(stores)
+        """The stores keeping each session's things (pages, robots.txt rules) under its key."""
         self.limits = limits if limits is not None else SessionLimits()
         self.end_local = end_local
+        self._open = state.aio.register_script(_OPEN)
+        self._touch_script = state.aio.register_script(_TOUCH)
+        self._end_script = state.aio.register_script(_END)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -125,7 +208,12 @@ class FleetSessions:
             await Response("Method Not Allowed", status_code=405)(scope, receive, send)
             return
         scope[SESSION_KEY] = (session_id, nonce)
-        await self.app(scope, receive, send)
+        started = time.monotonic()
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            if time.monotonic() - started > _LONG_REQUEST:
+                await self._touch_quietly(session_id)
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -157,7 +245,7 @@ class FleetSessions:
         session_id = uuid.uuid4().hex
         nonce = new_nonce()
         try:
-            await self._create(session_id, nonce)
+            await self._create(session_id, nonce, peer_of(scope))
         except Exception as err:
             if not isinstance(err, StateUnavailable):
                 self.state.failed(err)
@@ -183,53 +271,49 @@ class FleetSessions:
 
     # -- Redis -----------------------------------------------------------------------------
 
-    async def _create(self, session_id: str, nonce: str) -> None:
-        """Record a new session, then end the least recently active past the limit."""
+    async def _create(self, session_id: str, nonce: str, peer: str) -> None:
+        """Record a new session of ``peer``, ending, past the limits, the peer's least recently
+        active session, then the least recently active of all (one script)."""
         self.state.check()
-        now = time.time()
-        idle_ms = int(self.limits.idle * 1000)
-        aio = self.state.aio
-        async with aio.pipeline(transaction=True) as pipe:
-            pipe.set(_PREFIX + session_id, nonce, px=idle_ms)
-            pipe.zadd(_ACTIVE, {session_id: now})
-            pipe.zremrangebyscore(_ACTIVE, "-inf", now - self.limits.idle)
-            pipe.zcard(_ACTIVE)
-            results = await pipe.execute()
-        over = int(results[-1]) - self.limits.total
-        if over > 0:
-            oldest = await aio.zrange(_ACTIVE, 0, over - 1)
-            for raw in oldest:
-                other = raw.decode("ascii") if isinstance(raw, bytes) else str(raw)
-                if other != session_id:
-                    await self._end(other)
+        limits = self.limits
+        ended = await self._open(args=[
+            session_id, nonce, peer, int(limits.idle * 1000), limits.per_peer, limits.total,
+        ])
+        for raw in ended:
+            await self._ended(raw.decode("ascii") if isinstance(raw, bytes) else str(raw))
 
     async def _touch(self, session_id: str) -> str | None:
-        """The session's nonce (its idle clock restarted), or None when it is unknown."""
+        """The session's nonce (its idle clock restarted, its activity noted), or None when it
+        is unknown."""
         self.state.check()
         if len(session_id) > 64 or not session_id.isascii():
             return None
-        aio = self.state.aio
-        async with aio.pipeline(transaction=False) as pipe:
-            pipe.get(_PREFIX + session_id)
-            pipe.pexpire(_PREFIX + session_id, int(self.limits.idle * 1000))
-            results = await pipe.execute()
-        if results[0] is None:
+        nonce = await self._touch_script(args=[session_id, int(self.limits.idle * 1000)])
+        if nonce is None:
             return None
-        await aio.zadd(_ACTIVE, {session_id: time.time()})
-        return str(results[0].decode("ascii"))
+        return str(nonce.decode("ascii"))
+
+    async def _touch_quietly(self, session_id: str) -> None:
+        try:
+            await self._touch(session_id)
+        except Exception as err:
+            if not isinstance(err, StateUnavailable):
+                self.state.failed(err)
 
     async def _end(self, session_id: str) -> None:
         """End a session for the whole fleet: its record, its pages, this replica's run."""
-        aio = self.state.aio
-        await aio.delete(_PREFIX + session_id)
-        await aio.zrem(_ACTIVE, session_id)
-        await _in_thread(self.store.end_key, run_key(session_id))
+        await self._end_script(args=[session_id])
+        await self._ended(session_id)
+
+    async def _ended(self, session_id: str) -> None:
+        """What is left of a session whose record is gone: its pages, this replica's run."""
+        for store in self.stores:
+            await _in_thread(store.end_key, run_key(session_id))
         await self._ended_locally(session_id)
 
     async def _forget_quietly(self, session_id: str) -> None:
         try:
-            await self.state.aio.delete(_PREFIX + session_id)
-            await self.state.aio.zrem(_ACTIVE, session_id)
+            await self._end_script(args=[session_id])
         except Exception as err:
             self.state.failed(err)
 

@@ -13,8 +13,10 @@ shares of one budget between the runs that hold pages, the same entry count, the
 fingerprints per run, so a page read on through any replica is the page its run read first. A
 run is known by its key (:meth:`RedisRunStore.bind`; an MCP session's key is derived from its
 id), so every replica finds the pages of the same session. The budget counts the bytes of the
-encoded pages Redis holds. Every operation is one Lua script, atomic in Redis, so two replicas
-never make room from the same entry twice. Pages live under ``runvil:pg:`` keys; the scripts
+encoded pages Redis holds. The same store keeps each run's robots.txt rules
+(:func:`robots_store`), counted as the in-process store counts them. Every operation is one
+Lua script, atomic in Redis, so two replicas never make room from the same entry twice. Pages
+live under ``runvil:pg:`` keys, robots.txt rules under ``runvil:rb:``; the scripts
 name keys they compute, so the store needs one Redis (or a primary with replicas), not a Redis
 Cluster.
 """
@@ -36,6 +38,7 @@ from runvil._errors import ToolError, ToolErrorKind
 from runvil._tools import RunScope
 from runvil.web._fetch.continuation import PAGE_BUDGET, PAGE_ENTRIES, PAGE_MAX_AGE, Held
 from runvil.web._fetch.pagetext import restored
+from runvil.web._fetch.robots import ROBOTS_BUDGET, ROBOTS_ENTRIES, ROBOTS_MAX_AGE, KeptRobots
 from runvil.web._fetch.runstore import PRINTS_PER_RUN, Fingerprint
 
 if TYPE_CHECKING:
@@ -48,7 +51,10 @@ __all__ = [
     "SharedState",
     "StateUnavailable",
     "decode_held",
+    "decode_robots",
     "encode_held",
+    "encode_robots",
+    "robots_store",
 ]
 
 #: Seconds a Redis connection or command may take before the state counts as down.
@@ -67,7 +73,8 @@ V = TypeVar("V")
 
 class StateUnavailable(ToolError):
     """Redis did not answer (or is known to be down for a moment). A tool call that meets it
-    fails with :data:`STATE_DOWN`, at once, instead of serving a page it cannot check."""
+    answers :data:`STATE_DOWN` at once, as soft text the model can act on (the MCP face,
+    docs/deploy.md), instead of serving a page it cannot check."""
 
     def __init__(self, message: str = STATE_DOWN) -> None:
         super().__init__(ToolErrorKind.Other, message)
@@ -209,7 +216,7 @@ _PUT = _HELPERS + """
 local R, D, value = ARGV[2], ARGV[3], ARGV[4]
 local budget, max_entries, max_age = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local print, prints_per_run, prints_ttl = ARGV[8], tonumber(ARGV[9]), tonumber(ARGV[10])
-local size = string.len(value)
+local size = tonumber(ARGV[11])
 local now = now_ms()
 tidy(now)
 drop(R, D)
@@ -316,6 +323,7 @@ class RedisRunStore(Generic[V]):
         max_prints_per_run: int = PRINTS_PER_RUN,
         prints_ttl: float = PAGE_MAX_AGE,
         prefix: str = "runvil:pg:",
+        count_reported: bool = False,
     ) -> None:
         self.state = state
         self.encode = encode
@@ -326,6 +334,9 @@ class RedisRunStore(Generic[V]):
         self.max_prints_per_run = max_prints_per_run
         self.prints_ttl = prints_ttl
         self.prefix = prefix
+        self.count_reported = count_reported
+        """Count each entry by the size its owner reports (when larger than its encoding), as
+        the in-process store does; else by the bytes Redis holds."""
         self._keys: weakref.WeakKeyDictionary[RunScope, str] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         client = state.sync
@@ -374,12 +385,13 @@ class RedisRunStore(Generic[V]):
             "" if fingerprint is None else f"{fingerprint.length}:{fingerprint.digest.hex()}"
         )
         data = self.encode(value)
+        counted = max(size, len(data)) if self.count_reported else len(data)
         try:
             kept = self.state.run_sync(
                 lambda _c: self._put(args=[
                     self.prefix, self._key_of(scope), _digest(key), data, self.budget,
                     self.max_entries, int(self.max_age * 1000), print_text,
-                    self.max_prints_per_run, int(self.prints_ttl * 1000),
+                    self.max_prints_per_run, int(self.prints_ttl * 1000), counted,
                 ])
             )
         except StateUnavailable:
@@ -417,3 +429,24 @@ class RedisRunStore(Generic[V]):
 def page_store(state: SharedState) -> RedisRunStore[Held]:
     """The continuation store of a fleet: pages, under the in-process store's limits."""
     return RedisRunStore(state, encode=encode_held, decode=decode_held)
+
+
+def encode_robots(kept: KeptRobots) -> bytes:
+    """A site's kept robots.txt rules as the bytes Redis holds."""
+    return json.dumps(list(kept), ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+def decode_robots(data: bytes) -> KeptRobots:
+    verdict, source, read_at = json.loads(data.decode("utf-8", "surrogatepass"))
+    return KeptRobots(None if verdict is None else bool(verdict), str(source), float(read_at))
+
+
+def robots_store(state: SharedState) -> RedisRunStore[KeptRobots]:
+    """The robots.txt rules of a fleet: per run, under the in-process store's limits (the same
+    budget, counted by the same estimate of a parsed file's size, the same entry count and
+    age), shared fairly between the runs that hold rules."""
+    return RedisRunStore(
+        state, encode=encode_robots, decode=decode_robots, budget=ROBOTS_BUDGET,
+        max_entries=ROBOTS_ENTRIES, max_age=ROBOTS_MAX_AGE, max_prints_per_run=0,
+        prefix="runvil:rb:", count_reported=True,
+    )

@@ -182,8 +182,11 @@ class WebToolServer:
         session_limits: SessionLimits | None = None,
         fleet: Fleet | None = None,
         metrics: CallMetrics | None = None,
+        allowed_hosts: tuple[str, ...] = (),
     ) -> None:
         self.host = host
+        self.allowed_hosts = allowed_hosts
+        """Host names the HTTP face answers besides its address (``[mcp] allowed_hosts``)."""
         self.fleet = fleet
         """The shared state of a fleet of replicas (``--state``), or None: in this process."""
         self.metrics = metrics
@@ -268,7 +271,7 @@ class WebToolServer:
             try:
                 run, ephemeral = self._run_for(ctx)
             except ToolError as err:  # a fleet's shared state is unreachable
-                return _error_result(err.message)
+                return _state_down_result(err)
             try:
                 result = await run.invoke(tool, args)
             finally:
@@ -277,6 +280,8 @@ class WebToolServer:
         finally:
             self._calls -= 1
             self._argument_chars -= size
+        if result.error is not None and self.fleet is not None and _is_state_down(result.error):
+            return _state_down_result(result.error)
         # A failure is marked isError, so one in runvil's own words stays bare.
         text = model_text(result, run.nonce, enveloped=self.use_envelope, own_errors_bare=True)
         if result.error is not None:
@@ -334,7 +339,8 @@ class WebToolServer:
             if self.fleet is not None:
                 from runvil._faces.fleet_state import run_key
 
-                self.fleet.store.bind(run.scope, run_key(session_id))
+                for store in self.fleet.stores:
+                    store.bind(run.scope, run_key(session_id))
             if len(self._session_runs) > _MAX_SESSIONS:
                 _, oldest = self._session_runs.popitem(last=False)
                 _close_later(oldest)
@@ -407,7 +413,8 @@ class WebToolServer:
         sock.setblocking(False)
         address, bound = sock.getsockname()[:2]
         shown = f"[{host}]" if ":" in host else host
-        stack = self.http_stack(host, Audience.for_bind(host, str(address), bound))
+        audience = Audience.for_bind(host, str(address), bound, self.allowed_hosts)
+        stack = self.http_stack(host, audience)
         config = uvicorn.Config(
             stack.app, log_level="warning", lifespan="on",
             timeout_graceful_shutdown=2 if self.fleet is None else self.fleet.drain,
@@ -471,7 +478,7 @@ class WebToolServer:
             from runvil._faces.fleet_sessions import FleetSessions
 
             sessions = FleetSessions(
-                sdk, self.fleet.state, self.fleet.store, self.session_limits,
+                sdk, self.fleet.state, self.fleet.stores, self.session_limits,
                 end_local=self.end_session,
             )
         self.operations = Operations(
@@ -499,8 +506,15 @@ class Fleet:
 
     state: SharedState
     store: RedisRunStore[Any]
+    robots: RedisRunStore[Any] | None = None
+    """Where the runs keep their robots.txt rules, when the replicas share them."""
     drain: int = 25
     """Seconds a SIGTERM waits for the calls in flight before the process exits."""
+
+    @property
+    def stores(self) -> tuple[RedisRunStore[Any], ...]:
+        """The stores that keep a session's things under its key."""
+        return (self.store,) if self.robots is None else (self.store, self.robots)
 
 
 class _DrainingServer:
@@ -528,14 +542,28 @@ def _close_later(run: Run) -> None:
 
 def _outcome(result: types.CallToolResult) -> str:
     """A call's outcome as the metrics count it."""
-    if not result.is_error:
-        return "ok"
     text = getattr(result.content[0], "text", "") if result.content else ""
+    if not result.is_error:
+        from runvil._faces.fleet_state import STATE_DOWN
+
+        return "state_down" if text == STATE_DOWN else "ok"
     if text in (TOO_MANY_CALLS, TOO_MUCH_ARGUMENT_DATA):
         return "busy"
-    from runvil._faces.fleet_state import STATE_DOWN
+    return "error"
 
-    return "state_down" if text == STATE_DOWN else "error"
+
+def _is_state_down(err: ToolError) -> bool:
+    """Whether a call failed because a fleet's shared state did not answer."""
+    from runvil._faces.fleet_state import StateUnavailable
+
+    return isinstance(err, StateUnavailable)
+
+
+def _state_down_result(err: ToolError) -> types.CallToolResult:
+    """A call a fleet's unreachable shared state stopped: a soft result, runvil's own text,
+    so the model reads it and tries again (not enveloped: no third-party text, and the
+    session's nonce is in the state that did not answer)."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=err.message)])
 
 
 def _is_loopback(address: str) -> bool:
@@ -720,13 +748,16 @@ def shared_state(wiring: Wiring, url: str, metrics: CallMetrics | None) -> Fleet
     keeping its pages there (so continuation reads on through any replica)."""
     import dataclasses
 
-    from runvil._faces.fleet_state import SharedState, page_store
+    from runvil._faces.fleet_state import SharedState, page_store, robots_store
 
     state = SharedState(url, on_error=metrics.redis_error if metrics is not None else None)
     store = page_store(state)
+    robots = robots_store(state)
     wiring.shared_state = state  # the search rate and memo: the fleet's
-    wiring.face_policy = dataclasses.replace(wiring.face_policy, page_store=store)
-    return Fleet(state, store)
+    wiring.face_policy = dataclasses.replace(
+        wiring.face_policy, page_store=store, robots_store=robots
+    )
+    return Fleet(state, store, robots)
 
 
 async def _serve(
@@ -751,6 +782,7 @@ async def _serve(
         server = WebToolServer(
             host, use_envelope=config.envelope, policy=wiring.face_policy, only=only,
             session_limits=session_limits(config), fleet=fleet, metrics=metrics,
+            allowed_hosts=config.mcp_allowed_hosts or (),
         )
         try:
             if http is None:

@@ -15,6 +15,12 @@ checks every request on every bind against the address actually bound:
   ever send its own name, never an IP literal;
 * ``Origin``, when present, must be ``http://`` followed by a ``Host`` value the rule accepts.
 
+An operator who serves the server under names of its own (a Kubernetes Service's DNS name,
+``runvil.tools.svc.cluster.local``) lists them (``[mcp] allowed_hosts``, ``--allow-host``):
+exact names, or ``*.suffix`` for every name below a suffix, accepted in ``Host`` (on any port:
+a Service or a balancer may map ports) besides what the bind accepts. A rebinding page's own
+name is never on the operator's list, so the guard holds; the list is empty by default.
+
 A refused request gets the SDK's own answers: 421 ``Invalid Host header`` or 403 ``Invalid
 Origin header``.
 
@@ -41,6 +47,7 @@ __all__ = [
     "MAX_REQUEST_BYTES",
     "Audience",
     "HttpGuard",
+    "check_allowed_hosts",
 ]
 
 #: The largest request body (one JSON-RPC message): the SDK's own default, kept explicit so the
@@ -74,21 +81,26 @@ class Audience:
     port: int
     any_ip_literal: bool = False
     """A wildcard bind: any IP literal, and ``localhost``, on any port."""
+    allowed: tuple[str, ...] = ()
+    """The operator's names (:func:`check_allowed_hosts`), accepted on any port."""
 
     @classmethod
-    def for_bind(cls, given: str, bound: str, port: int) -> Audience:
+    def for_bind(
+        cls, given: str, bound: str, port: int, allowed: tuple[str, ...] = ()
+    ) -> Audience:
         """The audience of a server asked to listen on ``given`` and bound to ``bound``:``port``
-        (``bound`` is the address the socket reports)."""
+        (``bound`` is the address the socket reports), and answering the operator's
+        ``allowed`` names too."""
         address = _ip(bound.split("%", 1)[0])
         if address is not None and address.is_unspecified:
-            return cls(frozenset({"localhost"}), port, any_ip_literal=True)
+            return cls(frozenset({"localhost"}), port, any_ip_literal=True, allowed=allowed)
         names = {given.lower().rstrip("."), bound.lower()}
         given_ip = _ip(given)
         if given_ip is not None:
             names.add(str(given_ip))
         if address is not None and str(address) in ("127.0.0.1", "::1"):
             names.add("localhost")
-        return cls(frozenset(names), port)
+        return cls(frozenset(names), port, allowed=allowed)
 
     def allows_host(self, value: str) -> bool:
         """Whether a request's ``Host`` header names this server."""
@@ -96,6 +108,8 @@ class Audience:
         if parsed is None:
             return False
         name, port, is_ip = parsed
+        if not is_ip and self.allowed and _listed(name.rstrip("."), self.allowed):
+            return True
         if self.any_ip_literal:
             return is_ip or name == "localhost"
         return name in self.names and port == self.port
@@ -104,6 +118,43 @@ class Audience:
         """Whether an ``Origin`` header is a page served from this server's own address."""
         scheme, sep, rest = value.partition("://")
         return sep == "://" and scheme.lower() == "http" and self.allows_host(rest)
+
+
+_NAME_LABEL = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+def check_allowed_hosts(entries: tuple[str, ...], where: str) -> tuple[str, ...]:
+    """The operator's host names, lower case: each an exact DNS name (``runvil.tools.svc``) or
+    ``*.`` and a suffix of at least two labels (``*.tools.svc``); never an IP address (IP
+    literals are already judged by the bind) nor a port. Raises ``ValueError`` naming ``where``
+    and the first bad entry."""
+    checked = []
+    for entry in entries:
+        name = entry.strip().lower().rstrip(".")
+        bare = name[2:] if name.startswith("*.") else name
+        labels = bare.split(".")
+        if (
+            not bare or len(bare) > 253 or _ip(bare) is not None
+            or any(not label or len(label) > 63 or not set(label) <= _NAME_LABEL
+                   or label[0] == "-" or label[-1] == "-" for label in labels)
+            or (name.startswith("*.") and len(labels) < 2)
+        ):
+            raise ValueError(
+                f"{where}: {entry!r} is not a host name or *.suffix (no port, no IP address)"
+            )
+        checked.append(name)
+    return tuple(checked)
+
+
+def _listed(name: str, allowed: tuple[str, ...]) -> bool:
+    """Whether ``name`` (lower case) is one of ``allowed`` or below one of its ``*.`` suffixes."""
+    for entry in allowed:
+        if entry.startswith("*."):
+            if name.endswith(entry[1:]) and len(name) > len(entry) - 1:
+                return True
+        elif name == entry:
+            return True
+    return False
 
 
 def _split_host(value: str) -> tuple[str, int, bool] | None:

@@ -14,11 +14,18 @@ With ``--state`` the wrapper also keeps each successful search's rows in Redis f
 search on another replica costs no vendor request. The search tool's own memo (in each process)
 still answers first. If Redis does not answer, the memo is skipped and the rate falls back to
 the process's own slots.
+
+With ``--state`` a vendor's ``Retry-After`` holds for the fleet too (:class:`SharedPauses`): a
+429 one replica's search meets is noted in Redis (the answer, expiring after the wait it asked
+for, capped as the retry's is), and every replica's search to that provider first waits out
+the rest of it (:data:`~runvil.web._search.egress.shared_pause`). If Redis does not answer,
+each replica honours what it is told itself, as one process does.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import json
 import time
@@ -26,8 +33,11 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Protocol
 
+from multidict import CIMultiDict, CIMultiDictProxy
+
 from runvil._errors import ToolErrorKind
 from runvil._faces.fleet_state import SharedState, StateUnavailable
+from runvil.web._search.egress import EgressResponse, shared_pause
 from runvil.web._search.provider import (
     ProviderError,
     SearchProvider,
@@ -35,7 +45,15 @@ from runvil.web._search.provider import (
     SearchResult,
 )
 
-__all__ = ["MAX_WAIT", "MEMO_SECONDS", "LocalSlots", "PacedSearch", "SharedSlots", "rate_message"]
+__all__ = [
+    "MAX_WAIT",
+    "MEMO_SECONDS",
+    "LocalSlots",
+    "PacedSearch",
+    "SharedPauses",
+    "SharedSlots",
+    "rate_message",
+]
 
 #: The longest a search waits for its slot; past it the call fails at once.
 MAX_WAIT = 10.0
@@ -104,6 +122,66 @@ class SharedSlots:
         return None if int(waited) < 0 else int(waited) / 1e6
 
 
+_PAUSE = """
+local ms = tonumber(ARGV[1])
+if redis.call('PTTL', KEYS[1]) < ms then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ms)
+end
+return 1
+"""
+
+
+class SharedPauses:
+    """A provider's pauses (a 429's ``Retry-After``) in Redis, for every replica; a
+    :class:`~runvil.web._search.egress.SharedPause`. The key holds the answer that asked for
+    the pause and expires when the pause ends (Redis's clock), so a longer pause is never
+    shortened by a shorter one."""
+
+    def __init__(self, state: SharedState, provider: str) -> None:
+        self.state = state
+        self.key = f"runvil:pause:{provider}"
+        self._script = state.aio.register_script(_PAUSE)
+
+    async def pending(self) -> tuple[float, EgressResponse] | None:
+        if not self.state.up:
+            return None
+        try:
+            async with self.state.aio.pipeline(transaction=False) as pipe:
+                pipe.pttl(self.key)
+                pipe.get(self.key)
+                left, data = await pipe.execute()
+        except Exception as err:  # redis errors, timeouts, lost connections
+            self.state.failed(err)
+            return None
+        if data is None or int(left) <= 0:
+            return None
+        return int(left) / 1000, decode_answer(data)
+
+    async def pause(self, seconds: float, response: EgressResponse) -> None:
+        milliseconds = int(seconds * 1000)
+        if milliseconds <= 0 or not self.state.up:
+            return
+        try:
+            await self._script(keys=[self.key], args=[milliseconds, encode_answer(response)])
+        except Exception as err:
+            self.state.failed(err)
+
+
+def encode_answer(response: EgressResponse) -> bytes:
+    """A vendor's answer as Redis keeps it (its body is at most the error body's cap)."""
+    body = None if response.body is None else base64.b64encode(response.body).decode("ascii")
+    return json.dumps({
+        "status": response.status, "headers": list(response.headers.items()), "body": body,
+    }).encode("utf-8")
+
+
+def decode_answer(data: bytes) -> EgressResponse:
+    raw = json.loads(data)
+    body = None if raw["body"] is None else base64.b64decode(raw["body"])
+    headers = CIMultiDictProxy(CIMultiDict((str(k), str(v)) for k, v in raw["headers"]))
+    return EgressResponse(int(raw["status"]), headers, body)
+
+
 class PacedSearch:
     """A provider within the operator's rate, and with a fleet's shared memo (docstring)."""
 
@@ -118,6 +196,7 @@ class PacedSearch:
         self.rate = rate
         self.state = state
         self.slots: Slots | None = None
+        self.pauses = SharedPauses(state, provider.name) if state is not None else None
         if rate is not None:
             self.slots = (
                 SharedSlots(state, provider.name) if state is not None else LocalSlots()
@@ -143,7 +222,12 @@ class PacedSearch:
                 raise ProviderError(ToolErrorKind.Transport, rate_message(self.name, self.rate))
             if wait > 0:
                 await asyncio.sleep(wait)
-        results = await self.provider.search(request)
+        token = shared_pause.set(self.pauses) if self.pauses is not None else None
+        try:
+            results = await self.provider.search(request)
+        finally:
+            if token is not None:
+                shared_pause.reset(token)
         if self.state is not None:
             await self._remember(key, results)
         return results

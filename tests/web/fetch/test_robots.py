@@ -4,6 +4,7 @@ as a page, kept per run and site, read with RFC 9309's semantics."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -12,9 +13,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from runvil import ToolError
+from runvil._errors import ToolErrorKind
+from runvil._tools import RunScope, current_run
 from runvil.web import FetchPolicy
-from runvil.web._fetch.robots import ALLOW_ALL, DISALLOW_ALL, parse_rules, product_token
+from runvil.web._fetch.robots import (
+    ALLOW_ALL,
+    DISALLOW_ALL,
+    ROBOTS_MAX_AGE,
+    KeptRobots,
+    parse_rules,
+    product_token,
+)
+from runvil.web._fetch.robots import ROBOTS as KEPT_RULES
 from runvil.web._fetch.robotsgroup import MAX_WILDCARD_RULES, select_group
+from runvil.web._fetch.runstore import RunStore
 from tests.fixtures.internet import FakeInternet
 from tests.web.fetch.conftest import (
     FetchFactory,
@@ -467,3 +479,62 @@ async def test_big_files_are_parsed_for_the_run_of_the_call(
     finally:
         current_run.reset(token)
     assert seen == [(run, len(body))]
+
+
+async def test_replicas_sharing_a_store_read_a_runs_robots_txt_once(
+    make_fetch: FetchFactory, site: SiteFactory
+) -> None:
+    served = await site(robots_site(body="User-agent: *\nDisallow: /private/\n"))
+    shared: RunStore[KeptRobots] = RunStore(budget=1 << 20, max_entries=16, max_age=600)
+    policy = FetchPolicy(robots=True, robots_store=shared)
+    one, other = make_fetch(policy), make_fetch(policy)  # two replicas
+    run = RunScope()
+    token = current_run.set(run)
+    try:
+        page = await one.call({"url": PAGE})
+        KEPT_RULES.end_run(run)  # the other replica has no copy of its own
+        refused = await other.call({"url": "https://example.com/private/x"})
+        KEPT_RULES.end_run(run)
+        key = ("https", "example.com", 443)
+        aged = KeptRobots(True, "", time.time() - ROBOTS_MAX_AGE)
+        shared.put(run, key, aged, 256)
+        again = await other.call({"url": "https://example.com/private/y"})
+    finally:
+        current_run.reset(token)
+        KEPT_RULES.end_run(run)
+    assert page == expect_page(PAGE, "page /docs/page")
+    assert refused == disallowed("https://example.com/private/x")
+    assert again == disallowed("https://example.com/private/y")
+    assert served.request_lines == [
+        "GET /robots.txt", "GET /docs/page", "GET /robots.txt",
+    ], "read once from the shared copy; a copy past its age is read again"
+    kept = shared.get(run, key)
+    assert kept is not None, "the rules read again were kept for the other replicas"
+    assert (kept.verdict, kept.source) == (None, "user-agent: *\ndisallow: /private/\n")
+
+
+class UnreachableStore:
+    """A shared store whose Redis does not answer."""
+
+    def get(self, scope: RunScope, key: Any) -> None:
+        raise ToolError(ToolErrorKind.Other, "the shared state is unreachable")
+
+    def put(
+        self, scope: RunScope, key: Any, value: Any, size: int, fingerprint: Any = None
+    ) -> bool:
+        return False
+
+    def fingerprint(self, scope: RunScope, key: Any) -> None:
+        return None
+
+    def end_run(self, scope: RunScope) -> None:
+        return None
+
+
+async def test_a_shared_store_that_does_not_answer_is_a_miss(
+    make_fetch: FetchFactory, site: SiteFactory
+) -> None:
+    served = await site(robots_site(body="User-agent: *\nDisallow: /private/\n"))
+    fetch = make_fetch(FetchPolicy(robots=True, robots_store=UnreachableStore()))
+    assert await fetch.call({"url": PAGE}) == expect_page(PAGE, "page /docs/page")
+    assert served.request_lines == ["GET /robots.txt", "GET /docs/page"]

@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from multidict import CIMultiDict, CIMultiDictProxy
 
 from runvil._errors import ToolError, ToolErrorKind
 from runvil.web import WebSearch
+from runvil.web._search.egress import EgressResponse, shared_pause
 from runvil.web._search.providers import GatewayProvider
 from tests.fixtures.internet import FakeInternet
 from tests.web.search.conftest import RawServe, Serve, read_head
@@ -353,3 +355,63 @@ async def test_the_key_never_leaks(
     assert KEY not in str(error.__cause__) and KEY not in repr(error.__cause__)
     assert KEY not in caplog.text
     assert all(KEY not in line for line in served.request_lines)
+
+
+class FakePause:
+    """A fleet's shared pause, in memory: what another replica noted, and what this one notes."""
+
+    def __init__(self, held: tuple[float, EgressResponse] | None = None) -> None:
+        self.held = held
+        self.noted: list[tuple[float, int, bytes | None]] = []
+
+    async def pending(self) -> tuple[float, EgressResponse] | None:
+        return self.held
+
+    async def pause(self, seconds: float, response: EgressResponse) -> None:
+        self.noted.append((seconds, response.status, response.body))
+
+
+def vendor_429(retry_after: str) -> EgressResponse:
+    headers = CIMultiDictProxy(CIMultiDict({"Retry-After": retry_after}))
+    return EgressResponse(429, headers, b'{"error":"rate limited"}')
+
+
+async def in_fleet(pause: FakePause, search: Any) -> Any:
+    token = shared_pause.set(pause)
+    try:
+        return await search
+    finally:
+        shared_pause.reset(token)
+
+
+async def test_a_fleet_notes_the_vendors_pause(internet: FakeInternet, serve: Serve) -> None:
+    answers = [(429, '{"error":"rate limited"}'), (200, SEED_BODY)]
+
+    async def handler(request: web.Request) -> web.Response:
+        status, body = answers.pop(0)
+        return web.Response(status=status, body=body, headers={"Retry-After": "0.2"})
+
+    await serve(HOST, handler)
+    pause = FakePause()
+    assert await in_fleet(pause, call(internet, {"query": "rust"})) == SEED_BODY
+    assert pause.noted == [(0.2, 429, b'{"error":"rate limited"}')]
+
+
+async def test_another_replicas_pause_is_waited_out(internet: FakeInternet, serve: Serve) -> None:
+    served = await serve(HOST, reply(200, SEED_BODY))
+    pause = FakePause((0.05, vendor_429("1")))
+    assert await in_fleet(pause, call(internet, {"query": "rust"})) == SEED_BODY
+    assert served.request_lines == ["POST /v1/web/search"]
+    assert pause.noted == []
+
+
+async def test_a_pause_past_the_deadline_answers_as_the_vendor_did(
+    internet: FakeInternet, serve: Serve
+) -> None:
+    served = await serve(HOST, reply(200, SEED_BODY))
+    pause = FakePause((8.0, vendor_429("8")))
+    with pytest.raises(ToolError) as caught:
+        await in_fleet(pause, call(internet, {"query": "rust"}, timeout=5.0))
+    # The message one process gives for a 429 it has no time to retry; nothing was sent.
+    assert str(caught.value) == 'web_search: backend returned 429: {"error":"rate limited"}'
+    assert served.request_lines == []

@@ -20,6 +20,7 @@ from runvil._net.trust import check_ca_bundle
 
 if TYPE_CHECKING:
     from runvil.web._fetch.continuation import Held
+    from runvil.web._fetch.robots import KeptRobots
     from runvil.web._fetch.runstore import RunStoreBackend
 
 #: What the spec allows under the default policy; not configurable because no Pack may loosen it.
@@ -90,6 +91,11 @@ class FetchPolicy:
     page_store: RunStoreBackend[Held] | None = field(default=None, repr=False, compare=False)
     """Where continuation keeps each run's pages: ``None`` is the process's own store; a face
     running as one of several replicas passes a store they share (docs/deploy.md)."""
+    robots_store: RunStoreBackend[KeptRobots] | None = field(
+        default=None, repr=False, compare=False
+    )
+    """Where ``robots`` also keeps each run's rules, for replicas that share them
+    (docs/deploy.md); ``None``: only the process's own store."""
 
     # -- pages that JavaScript builds (docs/fetch.md, "Pages that JavaScript builds") ---------
     # Off in the seeds' default policy: with "never" no browser is looked for, imported or started.

@@ -27,6 +27,12 @@ group whose user-agent line names the User-Agent's product token (case-insensiti
 such as ``harness`` for ``harness-webfetch``.)
 
 The rules of each site are kept for the run (:data:`ROBOTS`, bounded like the page store).
+A policy with a ``robots_store`` (replicas of a fleet, docs/deploy.md) also keeps them there,
+as :class:`KeptRobots` (the verdict, or the text of the group that applies, never a parsed
+object), under the same key, so the run's next hop to the site on another replica parses the
+kept text instead of fetching robots.txt again; the copy a replica parses is served no longer
+than the first reading's age allows. A shared store that does not answer is a miss: robots.txt
+is read again.
 
 **A caller's cost is small and its own.** Before Protego reads a file, one linear pass
 (:mod:`.robotsgroup`) keeps only the group that applies, so Protego parses at most the file's
@@ -44,7 +50,9 @@ import asyncio
 import dataclasses
 import logging
 import re
+import time
 from collections.abc import Awaitable, Callable
+from typing import NamedTuple
 
 from protego import Protego
 
@@ -60,9 +68,17 @@ from runvil.web._fetch.http import Progress
 from runvil.web._fetch.policy import FetchPolicy
 from runvil.web._fetch.redirects import fetch_page
 from runvil.web._fetch.robotsgroup import MAX_WILDCARD_RULES, select_group
-from runvil.web._fetch.runstore import RunStore
+from runvil.web._fetch.runstore import RunStore, RunStoreBackend
 
-__all__ = ["ROBOTS", "ROBOTS_CAP", "RobotsRules", "parse_rules", "product_token", "robots_check"]
+__all__ = [
+    "ROBOTS",
+    "ROBOTS_CAP",
+    "KeptRobots",
+    "RobotsRules",
+    "parse_rules",
+    "product_token",
+    "robots_check",
+]
 
 logger = logging.getLogger("runvil.web.fetch")
 
@@ -98,11 +114,11 @@ _ANY_AGENT = "*"
 class RobotsRules:
     """What one site's robots.txt allows the fetch's product token."""
 
-    __slots__ = ("_parser", "inline", "size", "verdict")
+    __slots__ = ("_parser", "expires", "inline", "size", "source", "verdict")
 
     def __init__(
         self, verdict: bool | None, parser: Protego | None = None, size: int = 0,
-        inline: bool = True,
+        inline: bool = True, source: str = "",
     ) -> None:
         self.verdict = verdict
         """True: everything allowed; False: everything disallowed; None: ask the parser."""
@@ -111,6 +127,11 @@ class RobotsRules:
         """The bytes these rules are counted as in :data:`ROBOTS`."""
         self.inline = inline
         """Matching is cheap enough for the event loop."""
+        self.source = source
+        """The text of the group the parser read (what a shared store keeps)."""
+        self.expires: float | None = None
+        """For rules parsed from a shared store's copy: when (``time.monotonic``) the first
+        reading's age runs out, after which they are not served; None: the store's own age."""
 
     def allows(self, href: str) -> bool:
         if self.verdict is not None:
@@ -121,6 +142,17 @@ class RobotsRules:
 
 ALLOW_ALL = RobotsRules(True, size=256)
 DISALLOW_ALL = RobotsRules(False, size=256)
+
+class KeptRobots(NamedTuple):
+    """A site's rules as a store shared by replicas keeps them."""
+
+    verdict: bool | None
+    """As :attr:`RobotsRules.verdict`."""
+    source: str
+    """The text of the group that applies (with ``verdict`` None)."""
+    read_at: float
+    """When robots.txt was read (``time.time()``): the kept rules' age counts from there."""
+
 
 #: Every run's robots.txt rules, keyed by ``(scheme, host, port)``.
 ROBOTS: RunStore[RobotsRules] = RunStore(
@@ -160,7 +192,7 @@ def parse_rules(text: str, token: str | None) -> RobotsRules:
         return DISALLOW_ALL
     size = _BYTES_PER_SOURCE_BYTE * len(group.text) + 4096
     inline = group.rules <= _INLINE_RULES and group.wildcards <= _INLINE_WILDCARDS
-    return RobotsRules(None, parser, size, inline)
+    return RobotsRules(None, parser, size, inline, group.text)
 
 
 def robots_check(
@@ -173,13 +205,25 @@ def robots_check(
     the soft ``{url} is disallowed by the site's robots.txt`` when the hop's URL is."""
     token = product_token(policy.user_agent)
 
+    shared = policy.robots_store
+
     async def check(target: TargetUrl) -> None:
         key = (target.scheme, host_key(target.host), target.port)  # one spelling per host
         rules = ROBOTS.get(scope, key)
+        if rules is not None and rules.expires is not None and rules.expires <= time.monotonic():
+            rules = None
         allowed: bool | None = None
+        if rules is None and shared is not None:
+            kept = await _recall_shared(shared, scope, key)
+            if kept is not None:
+                rules, allowed = await _parse_kept(kept, target, scope)
+                ROBOTS.put(scope, key, rules, rules.size)
         if rules is None:
             rules, allowed = await _load(client, policy, target, token, scope, host_rules)
             ROBOTS.put(scope, key, rules, rules.size)
+            if shared is not None:
+                kept = KeptRobots(rules.verdict, rules.source, time.time())
+                await asyncio.to_thread(shared.put, scope, key, kept, rules.size)
         if allowed is not None:
             pass  # matched where the file was parsed
         elif rules.inline:
@@ -192,6 +236,46 @@ def robots_check(
             raise failures.robots_disallowed(target.display)
 
     return check
+
+
+async def _recall_shared(
+    shared: RunStoreBackend[KeptRobots], scope: RunScope, key: tuple[str, str, int]
+) -> KeptRobots | None:
+    """The run's rules for ``key`` in a shared store; None when it has none or does not
+    answer (robots.txt is then read again: forgetting is always safe)."""
+    try:
+        kept = await asyncio.to_thread(shared.get, scope, key)
+    except ToolError:
+        return None
+    if kept is None or kept.read_at + ROBOTS_MAX_AGE <= time.time():
+        return None  # past the first reading's age (a clock between replicas may differ)
+    return kept
+
+
+async def _parse_kept(
+    kept: KeptRobots, target: TargetUrl, scope: RunScope
+) -> tuple[RobotsRules, bool | None]:
+    """Rules from a shared store's copy, served until the first reading's age runs out; a big
+    group is parsed (and ``target`` matched) on the pool, as when it was first read."""
+    rules: RobotsRules
+    allowed: bool | None = None
+    if kept.verdict is not None:
+        rules = RobotsRules(kept.verdict, size=ALLOW_ALL.size)
+    elif len(kept.source) <= _INLINE_SOURCE:
+        rules = parse_rules(kept.source, None)
+    else:
+
+        def parse_and_match() -> tuple[RobotsRules, bool]:
+            parsed = parse_rules(kept.source, None)
+            return parsed, parsed.allows(target.href)
+
+        rules, allowed = await asyncio.wrap_future(
+            _parse_pool.submit(scope, parse_and_match, len(kept.source))
+        )
+    if rules.verdict is not None:  # never mark the shared ALLOW_ALL / DISALLOW_ALL
+        rules = RobotsRules(rules.verdict, size=rules.size)
+    rules.expires = time.monotonic() + (kept.read_at + ROBOTS_MAX_AGE - time.time())
+    return rules, allowed
 
 
 async def _load(

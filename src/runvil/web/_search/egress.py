@@ -29,6 +29,14 @@ log, never into the message, and no secret is ever logged.
 
 One retry is made on 429 or 5xx, after the ``Retry-After`` the server asked for (capped, and
 only if the wait fits the deadline); the second answer is final either way.
+
+**A fleet's shared pause.** Replicas of ``runvil mcp --http`` that share their state set
+:data:`shared_pause` around a provider's search: a 429 the client would retry is then noted
+there with the (capped) wait, and every send of any replica first waits out a pause noted for
+the provider, so the others hold off as long as the vendor asked. When the rest of a pause does
+not fit the send's deadline, the send answers with the 429 that asked for it, which the
+provider turns into the very message it gives for a 429 of its own. Unset (one process), a
+send never waits for another.
 """
 
 from __future__ import annotations
@@ -40,8 +48,9 @@ import json as jsonlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlencode
 
 from aiohttp import hdrs
@@ -87,6 +96,24 @@ class EgressResponse:
     @property
     def ok(self) -> bool:
         return 200 <= self.status < 300
+
+
+class SharedPause(Protocol):
+    """Where replicas keep a vendor's request to wait (a 429's ``Retry-After``)."""
+
+    async def pending(self) -> tuple[float, EgressResponse] | None:
+        """Seconds left of a pause noted for the provider, and the answer that asked for it;
+        None when there is none (or the shared state does not answer)."""
+        ...
+
+    async def pause(self, seconds: float, response: EgressResponse) -> None:
+        """Note that the vendor asked to wait ``seconds`` with ``response``."""
+        ...
+
+
+#: Set by a face around one provider's search when replicas share the vendor's pauses (module
+#: docstring); None: the process alone, as always.
+shared_pause: ContextVar[SharedPause | None] = ContextVar("runvil_search_pause", default=None)
 
 
 def retry_on_status(response: EgressResponse) -> bool:
@@ -199,18 +226,34 @@ class Egress:
         request_headers, body = _request_body(headers, json, form)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
+        pause = shared_pause.get()
         client = self._client()
         try:
+            if pause is not None:
+                held = await pause.pending()
+                if held is not None:
+                    wait, answer = held
+                    if loop.time() + wait >= deadline:
+                        log.info("search endpoint %s asked the fleet to wait %.2f s more; no "
+                                 "time left to wait", host, wait)
+                        return answer
+                    log.info("search endpoint %s asked the fleet to wait; waiting %.2f s",
+                             host, wait)
+                    await asyncio.sleep(wait)
             retried = False
             while True:
                 response = await self._attempt(
                     client, method, target, host, port, request_headers, body, truncate, deadline
                 )
-                if retried or not retry_if(response):
+                if not retry_if(response):
                     return response
                 wait = retry_delay(
                     response.headers, cap=self.max_retry_wait, default=self.default_retry_wait
                 )
+                if pause is not None and response.status == 429:
+                    await pause.pause(wait, response)
+                if retried:
+                    return response
                 if loop.time() + wait >= deadline:
                     log.info("search endpoint %s answered %d; no time left to retry", host,
                              response.status)

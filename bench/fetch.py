@@ -26,9 +26,13 @@ is not another Python process competing with the client for the same cores, and 
 of server a fetch meets.
 
 Every (mode, workload) measurement runs in a fresh client process; CPU is the client process's
-user+sys time over the workload only (after one warm-up fetch), peak RSS is its ``ru_maxrss``.
+user+sys time over the workload only (after one warm-up fetch), peak RSS is its ``ru_maxrss``,
+and the collector's runs (young, middle, full) and their CPU time are counted over the workload
+too (docs/benchmarks.md, "Keeping the fetch fast": they are most of the guarded fetch's extra).
 Each measurement is repeated (``--repeat``, default 9) with the modes interleaved, and medians
-are reported. ``--pin`` puts the server on the first allowed CPU and the clients on the last.
+are reported; a guarded/bare ratio is given both as the median of the back-to-back pairs'
+ratios (the statistic the targets are judged on) and as the ratio of the medians. ``--pin``
+puts the server on the first allowed CPU and the clients on the last.
 
 ``--serve-only`` starts the server, prints its port and CA file, and serves until interrupted,
 so one client can be run by hand under a profiler::

@@ -95,3 +95,17 @@ async def test_read_bounded_with_and_without_a_coding() -> None:
     assert await read_bounded(coded, 20, cut=True) == (b"z" * 20, True)
     with pytest.raises(BodyTooLarge):
         await read_bounded(response([(b"plain", False)]), 4)
+
+
+async def test_a_body_known_to_have_ended_needs_no_last_read() -> None:
+    # aiohttp's at_eof: once every piece has arrived and been taken, no read is left to make.
+    source = response([(b"ab", False), (b"cd", False)])
+    content = cast("Any", source).content
+    body = BodyBuffer(100, keep_prefix=False)
+    assert await read_decoded(source, None, body, lambda: len(content.pieces) == 1)
+    assert (body.joined(), content.reads) == (b"abcd", 2)
+    gzipped = response([(gzip.compress(b"abcd"), False)])
+    content = cast("Any", gzipped).content
+    body = BodyBuffer(100, keep_prefix=False)
+    assert await read_decoded(gzipped, make_decoder("gzip"), body, lambda: len(content.pieces) == 1)
+    assert (body.joined(), content.reads) == (b"abcd", 1)

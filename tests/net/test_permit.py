@@ -17,6 +17,26 @@ def test_routed_addresses_keep_answer_order_in_canonical_form() -> None:
     assert permit.allows("::1", 443) and not permit.allows("127.0.0.1", 443)
 
 
+def test_the_pool_check_answers_as_the_routes_do_without_keeping_them() -> None:
+    # A request served from the pool leaves no routes on its permit; the answer and the errors
+    # are those of ``endpoint in permit.routed()``.
+    import pytest
+
+    permit = DialPermit("example.com", 443, ("93.184.216.34", "2606:2800::1"), route)
+    assert permit.reaches(("127.0.0.1", 8443)) and permit.reaches(("::1", 443))
+    assert not permit.reaches(("127.0.0.1", 443)) and not permit.reaches(("93.184.216.34", 443))
+    assert permit._routed is None
+    assert permit.routed() == (("127.0.0.1", 8443), ("::1", 443))
+    assert permit.reaches(("::1", 443)) and not permit.reaches(("::1", 8443))
+
+    def names_a_host(ip: str, port: int) -> tuple[str, int]:
+        return ("127.0.0.1", 8443) if ip == "93.184.216.34" else ("localhost", port)
+
+    named = DialPermit("example.com", 443, ("93.184.216.34", "2606:2800::1"), names_a_host)
+    with pytest.raises(ValueError):
+        named.reaches(("127.0.0.1", 8443))  # a match first does not hide the later name
+
+
 def test_routing_a_permit_gives_back_every_allocation_the_collector_counted() -> None:
     # A permit is made and routed on every fetch hop. Python's collector runs a young-generation
     # collection once its allocation count passes a threshold (700); building the routes with
@@ -57,3 +77,13 @@ async def test_the_connector_compares_a_request_with_its_permit_in_the_one_spell
                 )
     finally:
         await connector.close()
+
+
+def test_a_remembered_answer_is_handed_back_as_the_tuple_the_memo_holds() -> None:
+    from runvil._net.rules import PublicWeb
+
+    rule = PublicWeb()
+    first = rule.allowed("example.com", ["93.184.216.34"])
+    assert first == ("93.184.216.34",)
+    assert rule.allowed("example.com", ["93.184.216.34"]) is first
+    assert rule.allowed("example.com", ("93.184.216.34", "10.0.0.1")) == ("93.184.216.34",)

@@ -9,7 +9,7 @@ cap. aiohttp's own decompression is off in every session (:mod:`runvil._net.conn
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 import aiohttp
@@ -65,10 +65,17 @@ class Streamed(Protocol):
 
 
 async def read_decoded(
-    response: Streamed, decoder: BodyDecoder | None, body: BodyBuffer
+    response: Streamed,
+    decoder: BodyDecoder | None,
+    body: BodyBuffer,
+    ended: Callable[[], bool] | None = None,
 ) -> bool:
     """Stream the body through ``decoder`` (``None``: no content coding) into ``body``; False
     when the cap stopped it.
+
+    ``ended``: whether the body is over and all of it taken (aiohttp's ``content.at_eof``),
+    asked after each piece, so a body that has all arrived needs no last read to learn that
+    its end came (a 20 KB page is one piece: one read instead of two).
 
     Raises :class:`~runvil._net.decoding.BodyDecodeError` for a corrupt or cut compressed
     stream, and aiohttp's errors for a body that broke off.
@@ -91,6 +98,8 @@ async def read_decoded(
                 return False
         elif not _take_all(decoder.feed(chunk), body):
             return False
+        if ended is not None and ended():
+            break
     return decoder is None or _take_all(decoder.finish(), body)
 
 

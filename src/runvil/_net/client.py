@@ -272,12 +272,13 @@ class EgressClient:
                 decoder = _checked_decoder(response, plan)
                 if decoder is not False:
                     buffer = BodyBuffer(plan.limit, plan.keep_prefix)
+                    ended = response.content.at_eof
                     try:
                         if deadline is None:
-                            complete = await read_decoded(response, decoder, buffer)
+                            complete = await read_decoded(response, decoder, buffer, ended)
                         else:
                             async with asyncio.timeout_at(deadline):
-                                complete = await read_decoded(response, decoder, buffer)
+                                complete = await read_decoded(response, decoder, buffer, ended)
                     except (aiohttp.ClientError, OSError, BodyDecodeError) as exc:  # +Timeout
                         if not plan.keep_unreadable:
                             raise BodyUnreadable(type(exc).__name__) from exc
@@ -305,9 +306,10 @@ def _checked_decoder(response: Head, plan: ReadPlan) -> BodyDecoder | Literal[Fa
     declared length (when a body over the cap is refused), then the transfer and content
     codings. ``False``: the codings cannot be read and ``plan`` keeps an unreadable body as
     ``None``."""
-    declared = response.content_length
-    if not plan.keep_prefix and declared is not None and declared > plan.limit:
-        raise BodyTooLarge(plan.limit)
+    if not plan.keep_prefix:  # a body kept up to the cap needs no declared length
+        declared = response.content_length
+        if declared is not None and declared > plan.limit:
+            raise BodyTooLarge(plan.limit)
     try:
         return _decoder(response.raw_headers)
     except UnsupportedEncoding:

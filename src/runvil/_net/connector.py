@@ -276,7 +276,7 @@ def _peer_allowed(protocol: ResponseHandler | None, permit: DialPermit) -> bool:
             return False
         if isinstance(protocol, _ResponseHandler):
             protocol.peer = peer
-    return peer in permit.routed()
+    return permit.reaches(peer)
 
 
 def open_session(
@@ -342,6 +342,11 @@ def _request_class(headers: Mapping[str, str]) -> type[ClientRequest]:
 #: it holds no state, so every request shares one.
 _NO_TIMER = TimerNoop()
 
+#: aiohttp's trace hooks for a request: none (our sessions have no trace configs). aiohttp only
+#: iterates the list, so every request shares this empty one instead of making its own: one
+#: object fewer alive per request in flight (see :func:`send`).
+_NO_TRACES: list[Any] = []
+
 
 async def send(
     session: aiohttp.ClientSession,
@@ -374,6 +379,12 @@ async def send(
     :class:`~runvil._net.permit.permitted`. Passing it is the cheaper way (a fetch does, on every
     hop): the request carries it, and the context variable is set only while a new connection is
     dialled. The session must come from :func:`open_session`.
+
+    One attempt (a connection, the request, the response head) is written out inside the loop
+    rather than as a coroutine of its own: every object a request keeps while it waits for its
+    answer counts towards Python's young-generation threshold, and a fetch whose task ends a loop
+    turn before its caller starts the next one lets those objects go all at once
+    (docs/benchmarks.md, "Python's collector").
     """
     connector = session.connector
     if connector is None or session.closed:
@@ -389,51 +400,44 @@ async def send(
             response_class=session._response_class,
             session=session,
             timer=_NO_TIMER,
+            traces=_NO_TRACES,
         )
         if permit is not None:
             cast("_PermittedRequest", request).dial_permit = permit
         try:
-            return await _exchange_once(session, connector, request, timeout)
+            try:
+                connection = await connector.connect(request, _NO_TRACES, timeout)
+            except TimeoutError as exc:
+                raise aiohttp.ConnectionTimeoutError(
+                    f"Connection timeout to host {request.url}"
+                ) from exc
+            protocol = connection.protocol
+            assert protocol is not None  # a connection handed out by the connector is open
+            protocol.set_response_params(
+                timer=_NO_TIMER,
+                read_until_eof=True,
+                auto_decompress=False,
+                read_timeout=timeout.sock_read,
+                read_bufsize=session._read_bufsize,
+                timeout_ceil_threshold=connector._timeout_ceil_threshold,
+                max_line_size=session._max_line_size,
+                max_field_size=session._max_field_size,
+                max_headers=session._max_headers,
+            )
+            try:
+                response = await request.send(connection)
+                try:
+                    await response.start(connection)
+                except BaseException:
+                    response.close()
+                    raise
+            except BaseException:
+                connection.close()
+                raise
+            return response
         except aiohttp.ClientConnectorError:
             raise  # no connection was made, so none was stale (aiohttp resends none either)
         except (aiohttp.ClientOSError, aiohttp.ServerDisconnectedError):
             if not retry_dropped:
                 raise
             retry_dropped = False
-
-
-async def _exchange_once(
-    session: aiohttp.ClientSession,
-    connector: aiohttp.BaseConnector,
-    request: ClientRequest,
-    timeout: aiohttp.ClientTimeout,
-) -> ClientResponse:
-    """One attempt: a connection (pooled or new), the request, the response head."""
-    try:
-        connection = await connector.connect(request, traces=[], timeout=timeout)
-    except TimeoutError as exc:
-        raise aiohttp.ConnectionTimeoutError(f"Connection timeout to host {request.url}") from exc
-    protocol = connection.protocol
-    assert protocol is not None  # a connection handed out by the connector is open
-    protocol.set_response_params(
-        timer=_NO_TIMER,
-        read_until_eof=True,
-        auto_decompress=False,
-        read_timeout=timeout.sock_read,
-        read_bufsize=session._read_bufsize,
-        timeout_ceil_threshold=connector._timeout_ceil_threshold,
-        max_line_size=session._max_line_size,
-        max_field_size=session._max_field_size,
-        max_headers=session._max_headers,
-    )
-    try:
-        response = await request.send(connection)
-        try:
-            await response.start(connection)
-        except BaseException:
-            response.close()
-            raise
-    except BaseException:
-        connection.close()
-        raise
-    return response

@@ -36,9 +36,10 @@ class DialRefused(Exception):
 class DialPermit:
     """The addresses one request may connect to: its host's checked answer, in answer order.
 
-    Consulted by every connection the request opens or reuses. The route is applied lazily, once
-    per permit, and only to approved addresses. A slotted class: one lives for every request in
-    flight.
+    Consulted by every connection the request opens or reuses. The route is applied lazily, and
+    only to approved addresses: kept once a new connection needs it (:meth:`routed`), applied
+    without keeping by the pool check before that (:meth:`reaches`). A slotted class: one lives
+    for every request in flight.
     """
 
     __slots__ = ("_routed", "addresses", "connections_opened", "host", "port", "route")
@@ -66,6 +67,26 @@ class DialPermit:
             endpoints = [normalise_endpoint(route(ip, port)) for ip in self.addresses]
             routed = self._routed = tuple(endpoints)
         return routed
+
+    def reaches(self, endpoint: tuple[str, int]) -> bool:
+        """Whether ``endpoint`` (normalised) is where one of the approved addresses is dialled:
+        ``endpoint in self.routed()``, with the same errors, but without keeping the routes.
+
+        The pool check asks this of every request a kept-alive connection serves. A request
+        that needs no new connection then leaves no routes behind on its permit: one object
+        fewer alive while it waits for its answer, which is what Python's collector counts
+        (docs/benchmarks.md, "Python's collector"). A new connection builds and keeps them
+        (:meth:`routed`).
+        """
+        routed = self._routed
+        if routed is not None:
+            return endpoint in routed
+        route, port = self.route, self.port
+        found = False
+        for ip in self.addresses:  # every address, so a route that names no address raises
+            if normalise_endpoint(route(ip, port)) == endpoint:
+                found = True
+        return found
 
     def allows(self, host: str, port: int) -> bool:
         """Whether a socket to ``(host, port)`` reaches one of this request's approved addresses."""

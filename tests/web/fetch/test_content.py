@@ -166,6 +166,16 @@ def test_utf8_and_no_charset_decode_lossily(charset: str | None) -> None:
     assert decode_body(b"ok\xff\xfe\xc3(end", charset) == "ok\ufffd\ufffd\ufffd(end"
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64), st.sampled_from([None, "utf-8", "UTF8", "unicode-1-1-utf-8"]))
+def test_utf8_decodes_exactly_as_the_whatwg_codec_does(body: bytes, charset: str | None) -> None:
+    # UTF-8 bodies take bytes.decode directly; the text is the label's codec's, byte for byte.
+    import webencodings
+
+    expected = webencodings.UTF8.codec_info.decode(body.removeprefix(b"\xef\xbb\xbf"), "replace")
+    assert decode_body(body, charset) == expected[0]
+
+
 def test_utf8_truncated_multibyte_at_the_end_becomes_one_replacement() -> None:
     assert decode_body("é€".encode()[:-1], None) == "é\ufffd"
 

@@ -112,6 +112,9 @@ def decode_body(body: bytes, charset: str | None) -> str:
         encoding, body = _UTF16LE, body[2:]
     elif body.startswith(b"\xfe\xff"):
         encoding, body = _UTF16BE, body[2:]
+    if encoding is webencodings.UTF8:
+        # Most bodies: the same decoder as below, without the codec registry's Python wrapper.
+        return body.decode("utf-8", "replace")
     name: str = encoding.name
     if name == "replacement":
         # The label names an encoding that is unsafe to decode (ISO-2022-KR, HZ, ...): the whole

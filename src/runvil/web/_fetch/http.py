@@ -81,11 +81,12 @@ class Progress:
         self.expired = False
         """Set by the caller's deadline just before it cancels the fetch."""
         self.policy: FetchPolicy | None = None
-        """The policy of the hop in flight (set by :func:`exchange`, read by :meth:`judge`)."""
+        """The policy of the hop in flight (set by :func:`exchange`, read by :meth:`__call__`)."""
 
-    def judge(self, head: Head) -> ReadPlan:
-        """The hop's verdict on its response head (:func:`_judge`); a bound method is the
-        cheapest judge to hand the client, one per hop."""
+    def __call__(self, head: Head) -> ReadPlan:
+        """The hop's verdict on its response head (:func:`_judge`). The record itself is the
+        judge the client is handed: a bound method would be one more object per hop, alive
+        while the hop waits for its answer (docs/benchmarks.md, "Python's collector")."""
         policy = self.policy
         assert policy is not None
         return _judge(head, self.target, policy, self)
@@ -180,7 +181,7 @@ async def exchange(
         response = await client.request(
             NAMED_PRIVATE if target.private else PUBLIC_WEB,
             url,
-            progress.judge,
+            progress,
             headers=headers,
             host=target.host,
             port=target.port,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from runvil.web._fetch.content import (
@@ -170,8 +170,10 @@ def test_utf8_and_no_charset_decode_lossily(charset: str | None) -> None:
 @given(st.binary(max_size=64), st.sampled_from([None, "utf-8", "UTF8", "unicode-1-1-utf-8"]))
 def test_utf8_decodes_exactly_as_the_whatwg_codec_does(body: bytes, charset: str | None) -> None:
     # UTF-8 bodies take bytes.decode directly; the text is the label's codec's, byte for byte.
+    # (A UTF-16 byte order mark wins over the label: those bodies are not UTF-8's to decode.)
     import webencodings
 
+    assume(not body.startswith((b"\xff\xfe", b"\xfe\xff")))
     expected = webencodings.UTF8.codec_info.decode(body.removeprefix(b"\xef\xbb\xbf"), "replace")
     assert decode_body(body, charset) == expected[0]
 

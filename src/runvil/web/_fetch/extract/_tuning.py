@@ -155,5 +155,21 @@ class Tuning:
     cue_nodes: int = 64
     cuts: int = 32
 
+    # --- the main region of a page that is not an article (_region) ---------------------------
+    # <main> (or role="main") is the region when it holds this share of the page's text
+    # (main_region).
+    main_share: float = 0.8
+    # In the region, a block named furniture is left out when it is under region_named_chars
+    # (a share bar) or at least region_named_link_density links (a menu, a related rail); a
+    # block named by the short words when it is under region_short_chars (RegionSkipper).
+    region_named_chars: int = 200
+    region_named_link_density: float = 0.3
+    region_short_chars: int = 400
+    # A form holding a block with this much text of its own, not mostly links, among its first
+    # region_title_nodes elements holds a post; a <header> holding an <h1> among them holds the
+    # page's title (RegionSkipper).
+    region_paragraph_chars: int = 25
+    region_title_nodes: int = 256
+
 
 TUNING = Tuning()

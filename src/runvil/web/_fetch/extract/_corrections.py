@@ -132,7 +132,7 @@ class Skipper:
         if (
             element.tag in INLINE
             or element.tag in _TABLE_PARTS
-            or not 0 < element.chars <= _cues.CUE_MAX_CHARS
+            or not 0 < element.chars <= TUNING.cue_max_chars
             or not self.checks
         ):
             return False

@@ -149,8 +149,10 @@ class Tuning:
     dense_weak_density: float = 0.2
     dense_class_weight: int = 25
     dense_prose_chars: int = 80
-    # Reading cues: at most cue_checks blocks per article, each when its text is reached
-    # within cue_nodes nodes; at most cuts sections cut.
+    # Reading cues (_cues): only blocks of at most cue_max_chars, never words inside prose;
+    # at most cue_checks blocks per article, each when its text is reached within cue_nodes
+    # nodes; at most cuts sections cut.
+    cue_max_chars: int = 200
     cue_checks: int = 4096
     cue_nodes: int = 64
     cuts: int = 32

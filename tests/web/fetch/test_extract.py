@@ -6,8 +6,8 @@ import pytest
 
 from runvil.web._fetch import extract
 from runvil.web._fetch.extract import render_html
-from runvil.web._fetch.extract._content import Selection
 from runvil.web._fetch.extract._dom import Document
+from runvil.web._fetch.extract._selection import Selection
 
 BASE = "https://example.com/dir/page.html"
 

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from runvil.web._fetch.extract import render_html
-from runvil.web._fetch.extract._content import _outside_code
+from runvil.web._fetch.extract._rendered import outside_code as _outside_code
 
 BASE = "https://example.com/news/story.html"
 

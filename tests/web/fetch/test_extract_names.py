@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runvil.web._fetch.extract._content import _MAYBE, _NEGATIVE, _POSITIVE, _UNLIKELY
 from runvil.web._fetch.extract._dom import _CONSENT_NAMES
 from runvil.web._fetch.extract._names import NamePattern
+from runvil.web._fetch.extract._page_signals import _MAYBE, _UNLIKELY
+from runvil.web._fetch.extract._pick_readability import _NEGATIVE, _POSITIVE
 
 # Each pattern with the flat IGNORECASE alternation it stands for.
 FLAT = [

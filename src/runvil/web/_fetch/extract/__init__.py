@@ -2,12 +2,15 @@
 
 ``render_html`` is the one entry point the fetch tool calls. It never raises: rendering an HTML
 page never fails a fetch (seed 001, "Readability extraction"). The work is split into small
-private modules: ``_sanitise`` rewrites the page so parsing it is linear and bounded, ``_dom``
-parses with lexbor into a compact tree, ``_content`` chooses the main content (``_region`` the
-main region of a page that is not an article), ``_markdown``
-renders markdown, ``_urls`` makes links absolute, ``_text`` is the linear text rendering used past
-the limits, and ``_budget`` holds the limits themselves (docs/reliability.md, "Rendering
-limits").
+private modules, one stage of the pipeline each (docs/extraction.md, "The pipeline"):
+``_sanitise`` rewrites the page so parsing it is linear and bounded, ``_dom`` parses with lexbor
+into a compact tree (``_signals`` reads what the page declares), ``_pick`` chooses the main
+content (``_page_signals`` gathers the page's text measures, the ``_pick_*`` modules are the
+picks), ``_kind`` decides the page's kind, ``_corrections`` leaves the furniture inside the pick
+out, ``_region`` picks the main region of a page that is not an article, ``_markdown`` renders
+markdown, ``_urls`` makes links absolute, ``_text`` is the linear text rendering used past the
+limits, and ``_budget`` holds the limits themselves (docs/reliability.md, "Rendering limits").
+Every threshold of the rules is a field of ``_tuning.Tuning``.
 """
 
 from __future__ import annotations
@@ -17,13 +20,17 @@ import logging
 import threading
 
 from ._budget import Budget, RenderOverBudget
-from ._content import PARAGRAPH_MIN_CHARS, Skipper, is_article, select
+from ._corrections import Skipper
 from ._dom import Document, parse
+from ._kind import PICKED, decide, gather
 from ._markdown import Renderer, Resolver
+from ._pick import select
 from ._region import REGION_MAX_ELEMENTS, RegionSkipper, leaves_out, main_region
 from ._sanitise import encode, prepare
 from ._signals import dated_path, thread_path
+from ._surroundings import Surroundings
 from ._text import render_text
+from ._tuning import TUNING
 from ._urls import make_resolver
 
 __all__ = [
@@ -201,24 +208,35 @@ def _single_article(
     document: Document, resolve: Resolver, budget: Budget, cap: int | None
 ) -> str:
     """The article as markdown, or ``""`` when the page is not an article."""
-    if document.longest_own_text < PARAGRAPH_MIN_CHARS:
+    if document.longest_own_text < TUNING.paragraph_min_chars:
         return ""  # not one block with a paragraph's worth of text: nothing for select to score
     budget.check()
     selection = select(document)
     budget.check()
     if not selection.roots:
         return ""
+    around = Surroundings(document, selection)
     # Rendering can only shrink the article (skipped boilerplate), and a smaller article is
     # never more of an article: a page that fails the decision with the whole selection counted
     # fails it after rendering too, so a big table or listing is not rendered twice.
-    if not is_article(document, selection, selection.chars, selection.readable_most):
+    if (
+        decide(gather(document, selection, around, selection.chars, selection.readable_most))
+        not in PICKED
+    ):
         return ""
     skipper = Skipper(selection, document.signals.thread)
     renderer = Renderer(resolve, skipper, budget.check, cap)
     text = renderer.render(selection.roots)
     article_chars = selection.chars - renderer.skipped_chars
-    if not is_article(
-        document, selection, article_chars, renderer.readable_chars, skipper.dense_chars, text
-    ):
+    rendered = gather(
+        document,
+        selection,
+        around,
+        article_chars,
+        renderer.readable_chars,
+        skipper.dense_chars,
+        text,
+    )
+    if decide(rendered) not in PICKED:
         return ""
     return text

@@ -6,8 +6,9 @@ it away, in every language a site is written in. These lists hold the phrases th
 for their furniture in the languages of the pages we test on (English, German, French,
 Spanish, Italian, Portuguese, Polish, Dutch). They are matched against whole blocks (a
 heading, a paragraph, a list item) after lower-casing and collapsing spaces, never against
-words inside running prose, and only blocks of at most :data:`CUE_MAX_CHARS` characters are
-looked at, so a paragraph of the article that happens to start with "Related" is safe.
+words inside running prose, and only blocks of at most ``Tuning.cue_max_chars`` characters
+are looked at (by ``_corrections``), so a paragraph of the article that happens to start with
+"Related" is safe.
 
 - :func:`section_heading`: a heading (or a line on its own) that opens a furniture section:
   related stories, comments, newsletter, the author's box, tags. It and what follows it
@@ -21,8 +22,6 @@ looked at, so a paragraph of the article that happens to start with "Related" is
 from __future__ import annotations
 
 import re
-
-CUE_MAX_CHARS = 200
 
 _SPACES = re.compile(r"\s+")
 _EDGES = " \t\n:.!?…-–—|>»«\"'•·*#()[]"

@@ -778,119 +778,22 @@ class Renderer:
             self._nesting -= 1
         return frame
 
+    # Opening and closing elements ---------------------------------------------------------
+    #
+    # Each tag has its opener (:data:`_OPENERS`, after the class) and each kind of frame its
+    # closer (:data:`_CLOSERS`): a rule for one tag is changed in one small method. An opener
+    # writes what it can at once (a plain-text paragraph, heading, item or link is rendered
+    # whole, with no frame and no walk), or pushes a frame that its closer turns into markdown
+    # when the element ends; it returns whether to walk the element's children.
+
     def _enter(self, element: Element) -> bool:
         """Open ``element``; return whether to walk its children."""
-        tag = element.tag
-        frame = self._frames[-1]
         if self._pre_depth:
-            if tag == "br":
-                frame.inline.append("\n")
-            elif tag in INLINE:
-                pass
-            elif (
-                tag in ("p", "div", "li", "tr")
-                and frame.inline
-                and not frame.inline[-1].endswith("\n")
-            ):
-                frame.inline.append("\n")
-            return True
-        if tag in INLINE:
-            if tag == "a":
-                text = _only_text(element)
-                if text is None:
-                    self._push(_LINK, element)
-                else:  # the common case, a link around plain text: no frame needed
-                    if text:
-                        href = element.attrs.get("href")
-                        url = self._resolve(href) if href else None
-                        if url is None:
-                            frame.inline.append(self._escaped(text))
-                        else:
-                            _append_link(
-                                frame.inline, f"[{escape_text(text, True)}]({url})"
-                            )
-                    return False
-            elif tag == "br":
-                frame.inline.append(_BREAK)
-                return False
-            elif tag == "img":
-                self._image(element, frame)
-                return False
-            elif tag in ("code", "kbd", "samp", "tt"):
-                self._push(_CODE, element)
-                self._pre_depth += 1
-            return True
-        if tag in _HEADINGS:
-            text = _only_text(element)
-            if text is None:
-                if self._headings:  # a heading inside a heading is part of its line
-                    return True
-                self._push(_HEADING, element)
-            else:
-                if text:
-                    text = self._escaped(text)
-                    if frame.kind in _LINE_KINDS:
-                        frame.inline.append(" " + text + " ")
-                    else:
-                        frame.add_block("#" * _HEADINGS[tag] + " " + escape_heading_end(text))
-                return False
-        elif tag in _LIST_TAGS:
-            frame.flush()
-            if self._nesting < MAX_BLOCK_NESTING:
-                self._push(_LIST, element)
-        elif tag == "li":
-            if frame.kind == _LIST:
-                text = _only_text(element)
-                if text is not None:  # a plain-text item, the common case: no frame needed
-                    if text:
-                        frame.add_item(escape_line_start(self._escaped(text)))
-                    return False
-            if frame.kind == _LIST or self._nesting < MAX_BLOCK_NESTING:
-                self._push(_ITEM, element)
-            else:
-                frame.flush()
-        elif tag == "blockquote":
-            if self._nesting < MAX_BLOCK_NESTING:
-                self._push(_QUOTE, element)
-            else:
-                frame.flush()
-        elif tag in ("pre", "xmp", "listing", "plaintext"):
-            self._push(_PRE, element)
-            self._pre_depth += 1
-        elif tag == "table":
-            if _is_data_table(element):
-                self._push(_TABLE, element)
-                self._tables += 1
-            else:
-                frame.flush()
-        elif tag == "tr" and frame.kind == _TABLE:
-            if self._skip is None:  # the whole page: a row of plain-text cells in one step
-                cells = _plain_row(element)
-                if cells is not None:
-                    if cells:
-                        frame.add_row(cells)
-                    return False
-            self._push(_ROW, element)
-        elif tag in _CELL_TAGS and frame.kind == _ROW:
-            text = _only_text(element)
-            if text is None:
-                self._push(_CELL, element)
-            else:
-                frame.data.append(_cut(_cell_text(self._escaped(text)), self._cap, frame.collapses))
-                return False
-        elif tag == "hr":
-            frame.add_block("---")
-            return False
-        else:
-            frame.flush()
-            text = _only_text(element)
-            if text is not None:  # a plain-text paragraph or cell: one block, no walk
-                if text:
-                    frame.add_block(escape_line_start(self._escaped(text)))
-                return False
-        return True
+            return self._open_in_pre(element)
+        return _OPENERS.get(element.tag, Renderer._open_block)(self, element, self._frames[-1])
 
     def _leave(self, element: Element) -> None:
+        """Close ``element``: its frame's markdown goes to the frame around it."""
         frame = self._frames[-1]
         if frame.element is not element:
             # A plain-text list item (no frame of its own) leaves the list's stray text alone.
@@ -898,73 +801,220 @@ class Renderer:
                 frame.flush()
             return
         self._pop()
-        parent = self._frames[-1]
-        kind = frame.kind
-        cap = self._cap
-        if kind == _LINK:
-            self._link(frame, parent)
-        elif kind == _CODE:
-            self._pre_depth -= 1
-            text = "".join(frame.inline)
-            if self._pre_depth:
-                parent.inline.append(text)
+        _CLOSERS[frame.kind](self, element, frame, self._frames[-1])
+
+    def _open_in_pre(self, element: Element) -> bool:
+        """Inside preformatted text only line breaks count: a ``<br>``, and a block that starts
+        a new line."""
+        tag = element.tag
+        inline = self._frames[-1].inline
+        if tag == "br":
+            inline.append("\n")
+        elif tag in INLINE:
+            pass
+        elif tag in ("p", "div", "li", "tr") and inline and not inline[-1].endswith("\n"):
+            inline.append("\n")
+        return True
+
+    def _open_inline(self, element: Element, frame: _Frame) -> bool:
+        """An inline element with no markdown of its own: its text joins the line."""
+        return True
+
+    def _open_link(self, element: Element, frame: _Frame) -> bool:
+        text = _only_text(element)
+        if text is None:
+            self._push(_LINK, element)
+            return True
+        if text:  # the common case, a link around plain text: no frame needed
+            href = element.attrs.get("href")
+            url = self._resolve(href) if href else None
+            if url is None:
+                frame.inline.append(self._escaped(text))
             else:
-                parent.inline.append(_inline_code(_SPACES.sub(" ", text).strip()))
-        elif kind == _HEADING:
-            text = frame.one_line()
-            if text:
-                if parent.kind in _LINE_KINDS:
-                    if parent.takes_inline(text):
-                        parent.inline.append(" " + text + " ")
-                else:
-                    parent.add_block("#" * _HEADINGS[element.tag] + " " + escape_heading_end(text))
-        elif kind == _ITEM:
-            text = frame.joined()
-            if parent.kind == _LIST:
+                _append_link(frame.inline, f"[{escape_text(text, True)}]({url})")
+        return False
+
+    def _open_break(self, element: Element, frame: _Frame) -> bool:
+        frame.inline.append(_BREAK)
+        return False
+
+    def _open_image(self, element: Element, frame: _Frame) -> bool:
+        self._image(element, frame)
+        return False
+
+    def _open_code(self, element: Element, frame: _Frame) -> bool:
+        self._push(_CODE, element)
+        self._pre_depth += 1
+        return True
+
+    def _open_heading(self, element: Element, frame: _Frame) -> bool:
+        text = _only_text(element)
+        if text is None:
+            if not self._headings:  # a heading inside a heading is part of its line
+                self._push(_HEADING, element)
+            return True
+        if text:
+            text = self._escaped(text)
+            if frame.kind in _LINE_KINDS:
+                frame.inline.append(" " + text + " ")
+            else:
+                frame.add_block("#" * _HEADINGS[element.tag] + " " + escape_heading_end(text))
+        return False
+
+    def _open_list(self, element: Element, frame: _Frame) -> bool:
+        frame.flush()
+        if self._nesting < MAX_BLOCK_NESTING:
+            self._push(_LIST, element)
+        return True
+
+    def _open_item(self, element: Element, frame: _Frame) -> bool:
+        if frame.kind == _LIST:
+            text = _only_text(element)
+            if text is not None:  # a plain-text item, the common case: no frame needed
                 if text:
-                    parent.add_item(text)
-            elif text:
-                parent.add_block(
-                    _list_block([text], False, 1, cap, parent.collapses, self._check), tight=True
-                )
-        elif kind == _LIST:
-            items = [item for item in frame.data if isinstance(item, str)]
+                    frame.add_item(escape_line_start(self._escaped(text)))
+                return False
+        if frame.kind == _LIST or self._nesting < MAX_BLOCK_NESTING:
+            self._push(_ITEM, element)
+        else:
             frame.flush()
-            items.extend(frame.blocks)  # stray content directly inside the list
-            if items:
-                ordered = element.tag == "ol"
-                start = _list_start(element)
-                parent.add_block(
-                    _list_block(items, ordered, start, cap, parent.collapses, self._check),
-                    tight=True,
-                )
-        elif kind == _QUOTE:
-            text = frame.joined()
+        return True
+
+    def _open_quote(self, element: Element, frame: _Frame) -> bool:
+        if self._nesting < MAX_BLOCK_NESTING:
+            self._push(_QUOTE, element)
+        else:
+            frame.flush()
+        return True
+
+    def _open_pre(self, element: Element, frame: _Frame) -> bool:
+        self._push(_PRE, element)
+        self._pre_depth += 1
+        return True
+
+    def _open_table(self, element: Element, frame: _Frame) -> bool:
+        if _is_data_table(element):
+            self._push(_TABLE, element)
+            self._tables += 1
+        else:
+            frame.flush()
+        return True
+
+    def _open_row(self, element: Element, frame: _Frame) -> bool:
+        if frame.kind != _TABLE:
+            return self._open_block(element, frame)  # a row outside a data table
+        if self._skip is None:  # the whole page: a row of plain-text cells in one step
+            cells = _plain_row(element)
+            if cells is not None:
+                if cells:
+                    frame.add_row(cells)
+                return False
+        self._push(_ROW, element)
+        return True
+
+    def _open_cell(self, element: Element, frame: _Frame) -> bool:
+        if frame.kind != _ROW:
+            return self._open_block(element, frame)  # a cell outside a data table's row
+        text = _only_text(element)
+        if text is None:
+            self._push(_CELL, element)
+            return True
+        frame.data.append(_cut(_cell_text(self._escaped(text)), self._cap, frame.collapses))
+        return False
+
+    def _open_rule(self, element: Element, frame: _Frame) -> bool:
+        frame.add_block("---")
+        return False
+
+    def _open_block(self, element: Element, frame: _Frame) -> bool:
+        """Any other block: it ends the paragraph before it, and a plain-text one is a
+        paragraph of its own, rendered with no walk."""
+        frame.flush()
+        text = _only_text(element)
+        if text is None:
+            return True
+        if text:
+            frame.add_block(escape_line_start(self._escaped(text)))
+        return False
+
+    def _close_root(self, element: Element, frame: _Frame, parent: _Frame) -> None:
+        raise AssertionError("the root frame never closes")  # pragma: no cover
+
+    def _close_link(self, element: Element, frame: _Frame, parent: _Frame) -> None:
+        self._link(frame, parent)
+
+    def _close_code(self, element: Element, frame: _Frame, parent: _Frame) -> None:
+        self._pre_depth -= 1
+        text = "".join(frame.inline)
+        if self._pre_depth:
+            parent.inline.append(text)
+        else:
+            parent.inline.append(_inline_code(_SPACES.sub(" ", text).strip()))
+
+    def _close_heading(self, element: Element, frame: _Frame, parent: _Frame) -> None:
+        text = frame.one_line()
+        if not text:
+            return
+        if parent.kind in _LINE_KINDS:
+            if parent.takes_inline(text):
+                parent.inline.append(" " + text + " ")
+        else:
+            parent.add_block("#" * _HEADINGS[element.tag] + " " + escape_heading_end(text))
+
+    def _close_item(self, element: Element, frame: _Frame, parent: _Frame) -> None:
+        text = frame.joined()
+        if parent.kind == _LIST:
             if text:
-                parent.add_block(_quoted(text, cap, parent.collapses))
-        elif kind == _PRE:
-            self._pre_depth -= 1
-            code = "".join(frame.inline).strip("\n")
-            if code.strip():
-                fence = _fence(code)  # of all of the code: the fence goes first
-                parent.add_block(f"{fence}{_language(element)}\n{code}\n{fence}")
-        elif kind == _CELL:
-            parent.data.append(_cut(_cell_text(frame.one_line()), cap, parent.collapses))
-        elif kind == _ROW:
-            frame.flush()
-            cells = [cell for cell in frame.data if isinstance(cell, str)]
-            if cells:
-                parent.add_row(cells)
-        elif kind == _TABLE:
-            self._tables -= 1
-            rows = [row for row in frame.data if isinstance(row, list)]
-            caption = frame.joined()
-            if caption:
-                parent.add_block(caption)
-            if rows:
-                parent.add_block(
-                    _pipe_table(rows, frame.width, cap, parent.collapses, self._check)
-                )
+                parent.add_item(text)
+        elif text:
+            parent.add_block(
+                _list_block([text], False, 1, self._cap, parent.collapses, self._check),
+                tight=True,
+            )
+
+    def _close_list(self, element: Element, frame: _Frame, parent: _Frame) -> None:
+        items = [item for item in frame.data if isinstance(item, str)]
+        frame.flush()
+        items.extend(frame.blocks)  # stray content directly inside the list
+        if items:
+            ordered = element.tag == "ol"
+            start = _list_start(element)
+            parent.add_block(
+                _list_block(items, ordered, start, self._cap, parent.collapses, self._check),
+                tight=True,
+            )
+
+    def _close_quote(self, element: Element, frame: _Frame, parent: _Frame) -> None:
+        text = frame.joined()
+        if text:
+            parent.add_block(_quoted(text, self._cap, parent.collapses))
+
+    def _close_pre(self, element: Element, frame: _Frame, parent: _Frame) -> None:
+        self._pre_depth -= 1
+        code = "".join(frame.inline).strip("\n")
+        if code.strip():
+            fence = _fence(code)  # of all of the code: the fence goes first
+            parent.add_block(f"{fence}{_language(element)}\n{code}\n{fence}")
+
+    def _close_cell(self, element: Element, frame: _Frame, parent: _Frame) -> None:
+        parent.data.append(_cut(_cell_text(frame.one_line()), self._cap, parent.collapses))
+
+    def _close_row(self, element: Element, frame: _Frame, parent: _Frame) -> None:
+        frame.flush()
+        cells = [cell for cell in frame.data if isinstance(cell, str)]
+        if cells:
+            parent.add_row(cells)
+
+    def _close_table(self, element: Element, frame: _Frame, parent: _Frame) -> None:
+        self._tables -= 1
+        rows = [row for row in frame.data if isinstance(row, list)]
+        caption = frame.joined()
+        if caption:
+            parent.add_block(caption)
+        if rows:
+            parent.add_block(
+                _pipe_table(rows, frame.width, self._cap, parent.collapses, self._check)
+            )
 
     def _link(self, frame: _Frame, parent: _Frame) -> None:
         wraps_blocks = bool(frame.blocks)
@@ -997,6 +1047,46 @@ class Renderer:
         if url is None or url[:7].lower() == "mailto:":
             return
         _append_link(frame.inline, f"![{escape_text(alt, True)}]({url})")
+
+
+_Opener = Callable[[Renderer, Element, _Frame], bool]
+_Closer = Callable[[Renderer, Element, _Frame, _Frame], None]
+
+#: The opener of each tag with markdown of its own; every other tag is a block
+#: (:meth:`Renderer._open_block`), or, when inline, part of the line.
+_OPENERS: dict[str, _Opener] = {
+    **dict.fromkeys(INLINE, Renderer._open_inline),
+    "a": Renderer._open_link,
+    "br": Renderer._open_break,
+    "img": Renderer._open_image,
+    **dict.fromkeys(("code", "kbd", "samp", "tt"), Renderer._open_code),
+    **dict.fromkeys(_HEADINGS, Renderer._open_heading),
+    **dict.fromkeys(_LIST_TAGS, Renderer._open_list),
+    "li": Renderer._open_item,
+    "blockquote": Renderer._open_quote,
+    **dict.fromkeys(("pre", "xmp", "listing", "plaintext"), Renderer._open_pre),
+    "table": Renderer._open_table,
+    "tr": Renderer._open_row,
+    **dict.fromkeys(_CELL_TAGS, Renderer._open_cell),
+    "hr": Renderer._open_rule,
+}
+
+#: The closer of each kind of frame, indexed by the kind.
+_CLOSERS: list[_Closer] = [
+    Renderer._close_root,
+    Renderer._close_heading,
+    Renderer._close_link,
+    Renderer._close_item,
+    Renderer._close_list,
+    Renderer._close_quote,
+    Renderer._close_pre,
+    Renderer._close_code,
+    Renderer._close_table,
+    Renderer._close_row,
+    Renderer._close_cell,
+]
+_KINDS_IN_ORDER = (_ROOT, _HEADING, _LINK, _ITEM, _LIST, _QUOTE, _PRE, _CODE, _TABLE, _ROW, _CELL)
+assert list(_KINDS_IN_ORDER) == list(range(len(_CLOSERS)))  # each closer at its kind's index
 
 
 def _append_link(inline: list[str], markdown: str) -> None:

@@ -14,7 +14,7 @@ So a name is split into words, at separators and at lower-to-upper case changes
   ``relatedposts`` match while ``commentary`` does not;
 - *weak* words (``widget``, ``meta``, ``teaser``, ``sticky``...), which describe furniture on
   some sites and content wrappers on others: they count only for a block that holds little
-  prose (``_content`` decides);
+  prose (``_corrections`` decides);
 - a few *phrases* that sites glue into one word (``readmore``, ``youmayalsolike``), found in
   the names with every separator removed.
 

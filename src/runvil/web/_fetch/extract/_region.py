@@ -19,6 +19,7 @@ from __future__ import annotations
 from ._dom import ARIA_HIDDEN, DETACHED, FURNITURE, INLINE, Document, Element
 from ._names import FURNITURE as NAMED_FURNITURE
 from ._names import SHORT, furniture, words
+from ._tuning import TUNING
 
 __all__ = ["REGION_MAX_ELEMENTS", "RegionSkipper", "leaves_out", "main_region"]
 
@@ -26,15 +27,10 @@ __all__ = ["REGION_MAX_ELEMENTS", "RegionSkipper", "leaves_out", "main_region"]
 # region is rendered in full, and real pages stay far below (the tuning split's largest
 # holds 10,022 elements).
 REGION_MAX_ELEMENTS = 60_000
-# <main> is the region when it holds at least this share of the page's text.
-_MAIN_SHARE = 0.8
-_SHORT_CHARS = 400  # a login box or a paywall prompt, as inside an article
 # A block named furniture is left out when it is short (a share bar, a newsletter box) or
 # mostly links (a menu, a related-posts rail). A long block of prose is kept whatever it is
 # called: a listing's cards carry their buttons' names (``cart-button``), and a thread's
-# replies are called comments.
-_NAMED_SHORT_CHARS = 200
-_NAMED_LINK_DENSITY = 0.3
+# replies are called comments. (The thresholds are ``Tuning`` fields: ``region_*``.)
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # The controls of a listing: filter and facet panels, sorting, result counts' toolbars.
 _CONTROL_WORDS = frozenset(
@@ -46,7 +42,7 @@ _CACHE_LIMIT = 20_000
 
 def main_region(document: Document) -> Element:
     """The page's main region: its largest ``<main>`` or ``role="main"`` element outside
-    furniture, when that holds at least :data:`_MAIN_SHARE` of the page's text; otherwise
+    furniture, when that holds at least ``TUNING.main_share`` of the page's text; otherwise
     ``<body>``."""
     body = document.body
     best: Element | None = None
@@ -57,7 +53,7 @@ def main_region(document: Document) -> Element:
             continue
         if best is None or element.chars > best.chars:
             best = element
-    if best is not None and best.chars >= _MAIN_SHARE * body.chars:
+    if best is not None and best.chars >= TUNING.main_share * body.chars:
         return best
     return body
 
@@ -122,7 +118,7 @@ class RegionSkipper:
         named = furniture(names, self.thread)
         if named == NAMED_FURNITURE and _short_or_links(element):
             return True
-        if named == SHORT and element.chars < _SHORT_CHARS:
+        if named == SHORT and element.chars < TUNING.region_short_chars:
             return True
         return _names_controls(names)
 
@@ -130,24 +126,23 @@ class RegionSkipper:
 def _short_or_links(element: Element) -> bool:
     """Short (a share bar, a login form) or mostly links (a menu, a rail of related posts)."""
     return (
-        element.chars < _NAMED_SHORT_CHARS
-        or element.link_chars >= _NAMED_LINK_DENSITY * element.chars
+        element.chars < TUNING.region_named_chars
+        or element.link_chars >= TUNING.region_named_link_density * element.chars
     )
 
 
-_PARAGRAPH_CHARS = 25  # as long as a block Readability scores
-
-
 def _holds_paragraph(element: Element) -> bool:
-    """Whether a block among the element's first :data:`_TITLE_NODES` elements has a
-    paragraph's worth of its own text, not mostly links."""
+    """Whether a block among the element's first ``TUNING.region_title_nodes`` elements has
+    ``TUNING.region_paragraph_chars`` of its own text, not mostly links."""
     stack = [element]
     seen = 0
-    while stack and seen < _TITLE_NODES:
+    least = TUNING.region_paragraph_chars
+    nodes = TUNING.region_title_nodes
+    while stack and seen < nodes:
         node = stack.pop()
         seen += 1
         if (
-            node.own_chars >= _PARAGRAPH_CHARS
+            node.own_chars >= least
             and node.tag not in INLINE
             and node.link_chars * 2 < node.chars
         ):
@@ -156,14 +151,13 @@ def _holds_paragraph(element: Element) -> bool:
     return False
 
 
-_TITLE_NODES = 256  # a page header holds its <h1> near its start
-
-
 def _holds_title(element: Element) -> bool:
-    """Whether an ``<h1>`` is among the element's first :data:`_TITLE_NODES` elements."""
+    """Whether an ``<h1>`` is among the element's first ``TUNING.region_title_nodes`` elements
+    (a page header holds its ``<h1>`` near its start)."""
     stack = [element]
     seen = 0
-    while stack and seen < _TITLE_NODES:
+    nodes = TUNING.region_title_nodes
+    while stack and seen < nodes:
         node = stack.pop()
         seen += 1
         if node.tag == "h1":

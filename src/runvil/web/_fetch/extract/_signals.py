@@ -8,7 +8,8 @@ blog pages say what they are: ``<meta property="og:type" content="article">``, a
 
 These declarations are evidence, not truth. Many sites give every page ``og:type=article``;
 an ``articleBody`` can be a teaser, a truncated first paragraph or a stale copy. So
-``_content`` weighs them against the page's own structure; nothing here decides anything.
+``_pick`` and ``_kind`` weigh them against the page's own structure; nothing here decides
+anything.
 
 Reading them costs little: ``og:type`` comes from ``<head>`` only, and JSON-LD is looked for
 only when the page's bytes contain ``ld+json``. Scripts over :data:`_SCRIPT_MAX_CHARS`, more

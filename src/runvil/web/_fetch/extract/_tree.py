@@ -1,0 +1,61 @@
+"""Small questions about the compact tree that several extraction rules ask.
+
+Why here: the picks, the corrections and the page-kind measures all ask whether one element
+holds another, where a subtree ends, how much of an element is links; one copy of each keeps
+their answers the same everywhere. Every walk is iterative (a page may nest 10,000 deep).
+"""
+
+from __future__ import annotations
+
+from ._dom import Element
+
+HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+HEADING_RANK = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+
+
+def contains(ancestor: Element, element: Element) -> bool:
+    """Whether ``element`` is ``ancestor`` or lies inside it."""
+    node: Element | None = element
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.parent
+    return False
+
+
+def last_descendant(element: Element) -> Element:
+    """The last element of ``element``'s subtree in document order."""
+    while True:
+        for child in reversed(element.children):
+            if type(child) is Element:
+                element = child
+                break
+        else:
+            return element
+
+
+def link_density(element: Element) -> float:
+    """The share of the element's text inside links."""
+    if element.chars == 0:
+        return 0.0
+    return element.link_chars / element.chars
+
+
+def first_class(element: Element) -> str:
+    """The element's first class name (``""`` when it has none)."""
+    classes = element.attrs.get("class")
+    if not classes:
+        return ""
+    parts = classes.split(None, 1)
+    return parts[0] if parts else ""
+
+
+def holds_tag(element: Element, tag: str) -> bool:
+    """Whether the element is, or holds, an element ``tag``."""
+    stack = [element]
+    while stack:
+        node = stack.pop()
+        if node.tag == tag:
+            return True
+        stack.extend(child for child in node.children if type(child) is Element)
+    return False

@@ -47,9 +47,10 @@ _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _TITLE_HEADINGS = frozenset({"h1", "h2", "h3"})
 _TABLE_PARTS = frozenset({"table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption"})
 
-# Blocks (up to Tuning.chrome_box_chars) that start with one of these are a box of chrome.
-_BOXES = (
-    # threads: the engine's panels, membership prompts, answer forms
+# Blocks (up to Tuning.chrome_box_chars) that start with one of these are a box of chrome,
+# each on its type of page only.
+_THREAD_BOXES = (
+    # the engine's panels, membership prompts, answer forms
     "who is online", "users browsing", "there are currently", "posting permissions",
     "thread information", "you must log in", "you must be logged in", "you must be a member",
     "you need to be a member", "you need to log in", "create an account or sign in",
@@ -59,15 +60,25 @@ _BOXES = (
     "hot network questions", "similar threads", "similar topics", "similar discussions",
     "related questions", "linked questions", "thread tools", "display modes", "quick reply",
     "share this thread", "share this topic", "jump to", "return to board index",
-    # products: shipping boilerplate and the reviews widget's prompts
+)  # fmt: skip
+_PRODUCT_BOXES = (
+    # shipping boilerplate and the reviews widget's prompts
     "free shipping", "free delivery", "free returns", "be the first to review",
     "be the first to write a review", "write a review", "there are no reviews yet",
     "no reviews yet", "customers also bought", "frequently bought together",
     "recently viewed",
-    # documentation: page tools
+)  # fmt: skip
+_DOCS_BOXES = (
+    # page tools
     "was this page helpful", "was this helpful", "edit this page", "edit on github",
     "edit on gitlab", "improve this page", "view page source",
 )  # fmt: skip
+_BOXES = {
+    THREAD: _THREAD_BOXES,
+    PRODUCT: _PRODUCT_BOXES,
+    DOCS: _DOCS_BOXES,
+    LISTING: (),
+}
 # Short lines (up to Tuning.chrome_line_chars) that start with one of these are controls.
 _LINES = (
     "last updated", "last update", "last modified", "last edited", "sorted by", "sort by",
@@ -87,20 +98,32 @@ _EXACT = frozenset(
     }
 )  # fmt: skip
 _PAGE_OF = re.compile(r"(?:page \d+ of \d+|showing \d+)")
-# Headings that open a section of chrome.
-_SECTIONS = frozenset(
-    {
-        "shipping", "delivery", "returns", "shipping & returns", "shipping and returns",
-        "delivery & returns", "delivery and returns", "shipping & delivery",
-        "shipping and delivery", "shipping information", "delivery information",
-        "customer reviews", "reviews", "ratings & reviews", "ratings and reviews",
-        "who is online", "posting permissions", "similar threads", "related questions",
-        "hot network questions", "your answer",
-    }
-)  # fmt: skip
+# Headings that open a section of chrome, each on its type of page only.
+_SECTIONS = {
+    PRODUCT: frozenset(
+        {
+            "shipping", "delivery", "returns", "shipping & returns", "shipping and returns",
+            "delivery & returns", "delivery and returns", "shipping & delivery",
+            "shipping and delivery", "shipping information", "delivery information",
+            "customer reviews", "reviews", "ratings & reviews", "ratings and reviews",
+        }
+    ),
+    THREAD: frozenset(
+        {
+            "who is online", "posting permissions", "similar threads", "related questions",
+            "hot network questions", "your answer",
+        }
+    ),
+}  # fmt: skip
 # The first words of every phrase above: a block starting with none of them is passed over.
 _FIRST_WORDS = frozenset(
-    phrase.split(" ", 1)[0] for phrase in (*_BOXES, *_LINES, *_SECTIONS, *_EXACT)
+    phrase.split(" ", 1)[0]
+    for phrase in (
+        *(phrase for boxes in _BOXES.values() for phrase in boxes),
+        *_LINES,
+        *(phrase for sections in _SECTIONS.values() for phrase in sections),
+        *_EXACT,
+    )
 )
 _EDGES = " :.,!?»«\"'(#"
 _STATS_MAX_ITEMS = 64
@@ -160,9 +183,9 @@ class TypeChrome:
         lead = normalise(first)
         if element.tag in _HEADINGS:
             text = normalise(_text_of(element))
-            if text in _SECTIONS:
+            if text in _SECTIONS.get(self.kind, ()):
                 return SECTION
-        if lead.startswith(_BOXES):
+        if lead.startswith(_BOXES.get(self.kind, ())):
             return LEAVE_OUT
         if element.chars > TUNING.chrome_line_chars:
             return NONE

@@ -128,6 +128,42 @@ def vbulletin() -> Family:
     )
 
 
+def vbulletin_tables() -> Family:
+    # The older engine's layout: every post a table, the page's panels tables too.
+    posts = "".join(
+        f"<div id='edit{n}'><table id='post{n}' class='tborder' cellpadding='6' width='100%'>"
+        f"<tr><td class='thead'><a name='post{n}'></a>14th May 2024, 09:1{n}</td><td "
+        f"class='thead' align='right'>#<a href='/showpost.php?p={n}'>{n + 1}</a></td></tr>"
+        f"<tr><td class='alt2' width='175'><a class='bigusername' href='/member.php?u={n}'>"
+        f"walker{n}</a><div class='smallfont'>Registered User</div><div class='smallfont'>"
+        f"<div>Join Date: Jan 2020</div><div>Posts: {120 + n}</div></div></td>"
+        f"<td class='alt1' id='td_post_{n}'><div id='post_message_{n}'>{text}</div>"
+        f"<div>__________________<br>{SIGNATURE}</div></td></tr></table></div>"
+        for n, text in enumerate(POSTS)
+    )
+    html = page(
+        "<table class='tborder' width='100%'><tr><td class='alt1'><a href='/'>Valley Walkers"
+        "</a> &gt; <a href='/forumdisplay.php?f=3'>Walks and routes</a></td><td "
+        "class='alt2'><a href='/register.php'>Register</a> <a href='/faq.php'>FAQ</a></td>"
+        "</tr></table>"
+        + posts
+        + "<table class='tborder' width='100%'><thead><tr><td class='thead'>Posting Rules"
+        "</td></tr></thead><tbody><tr><td class='alt1'><div>You <strong>may not</strong> "
+        "post new threads</div><div>You <strong>may not</strong> post replies</div><div>"
+        "<a href='/misc.php?do=bbcode'>BB code</a> is <strong>On</strong></div></td></tr>"
+        "</tbody></table><div class='smallfont' align='center'>All times are GMT +1. The "
+        "time now is 14:01.</div><div class='smallfont' align='center'>Powered by a "
+        "bulletin board engine, version 3.8</div>"
+    )
+    return Family(
+        "vbulletin-tables",
+        html,
+        "https://forum.example.com/showthread.php?t=77",
+        must=POSTS,
+        must_not=["Posting Rules", "may not", "All times are GMT", "Powered by"],
+    )
+
+
 def xenforo() -> Family:
     posts = "".join(
         f"<article class='message message--post js-post js-inlineModContainer' "
@@ -477,7 +513,7 @@ def q_and_a() -> Family:
     )
 
 
-FAMILIES = [phpbb(), vbulletin(), xenforo(), discourse(), invision(), q_and_a()]
+FAMILIES = [phpbb(), vbulletin(), vbulletin_tables(), xenforo(), discourse(), invision(), q_and_a()]
 
 FAILING: frozenset[str] = frozenset()
 

@@ -60,6 +60,9 @@ _THREAD_BOXES = (
     "hot network questions", "similar threads", "similar topics", "similar discussions",
     "related questions", "linked questions", "thread tools", "display modes", "quick reply",
     "share this thread", "share this topic", "jump to", "return to board index",
+    "posting rules", "you may not post", "all times are", "this discussion is now closed",
+    "this thread is closed", "this thread has been closed", "this thread has been locked",
+    "this topic is now closed", "this topic was automatically closed",
 )  # fmt: skip
 _PRODUCT_BOXES = (
     # shipping boilerplate and the reviews widget's prompts
@@ -87,7 +90,8 @@ _LINES = (
     "older posts", "newer posts", "next page", "previous page", "load more", "show more",
     "reply to this topic", "reply to thread", "start new topic", "post reply",
     "show activity on this post", "add a comment", "improve this question",
-    "improve this answer", "skip to main content", "back to top",
+    "improve this answer", "skip to main content", "back to top", "powered by",
+    "previous thread", "next thread", "scroll to see replies",
 )  # fmt: skip
 # Lines that are chrome only when they are the whole line.
 _EXACT = frozenset(
@@ -97,7 +101,7 @@ _EXACT = frozenset(
         "quantity", "qty", "share", "reply", "quote", "report", "edit",
     }
 )  # fmt: skip
-_PAGE_OF = re.compile(r"(?:page \d+ of \d+|showing \d+)")
+_PAGE_OF = re.compile(r"(?:page \d+ of \d+|showing \d+|reply \d+$|post #?\d+$)")
 # Headings that open a section of chrome, each on its type of page only.
 _SECTIONS = {
     PRODUCT: frozenset(
@@ -108,13 +112,14 @@ _SECTIONS = {
             "customer reviews", "reviews", "ratings & reviews", "ratings and reviews",
         }
     ),
-    THREAD: frozenset(
-        {
-            "who is online", "posting permissions", "similar threads", "related questions",
-            "hot network questions", "your answer",
-        }
-    ),
 }  # fmt: skip
+# Headings that open a section of chrome on a thread, when the heading starts with them.
+_THREAD_SECTIONS = (
+    "who is online", "posting permissions", "posting rules", "similar threads",
+    "similar topics", "similar discussions", "related questions", "related threads",
+    "related discussions", "related topics", "check out other", "more threads",
+    "hot network questions", "your answer", "linked questions",
+)  # fmt: skip
 # The first words of every phrase above: a block starting with none of them is passed over.
 _FIRST_WORDS = frozenset(
     phrase.split(" ", 1)[0]
@@ -122,6 +127,7 @@ _FIRST_WORDS = frozenset(
         *(phrase for boxes in _BOXES.values() for phrase in boxes),
         *_LINES,
         *(phrase for sections in _SECTIONS.values() for phrase in sections),
+        *_THREAD_SECTIONS,
         *_EXACT,
     )
 )
@@ -151,8 +157,16 @@ class TypeChrome:
             if kind == OTHER or not 0 < element.chars <= TUNING.chrome_line_chars or not self.reads:
                 return NONE
             return self._phrase(element)  # "Edit this page", "Write a review", "Next"
-        if tag in INLINE or tag in _TABLE_PARTS:
+        if tag in INLINE:
             return NONE
+        if tag in _TABLE_PARTS:
+            # A table's cells say what they say, but older forum engines lay the page out in
+            # tables: a cell that starts like the engine's panel ("Posting rules") is one.
+            if kind != THREAD or tag not in ("td", "th") or not self.reads:
+                return NONE
+            if not 0 < element.chars <= TUNING.chrome_box_chars:
+                return NONE
+            return LEAVE_OUT if self._box(element) else NONE
         if (
             tag == "header"
             and kind in (DOCS, LISTING, OTHER)
@@ -171,6 +185,17 @@ class TypeChrome:
             return NONE
         return self._phrase(element)
 
+    def _box(self, element: Element) -> bool:
+        first = _first_text(element)
+        if not first:
+            return False
+        head = first.split(None, 1)
+        if not head or head[0].strip(_EDGES).lower() not in _FIRST_WORDS:
+            return False
+        self.reads -= 1
+        lead = normalise(_text_of(element) or first)  # "You <b>may not</b> post"
+        return lead.startswith(_BOXES.get(self.kind, ()))
+
     def _phrase(self, element: Element) -> int:
         first = _first_text(element)
         if not first:
@@ -180,10 +205,12 @@ class TypeChrome:
         if not starts and _PAGE_OF.match(normalise(first)) is None:
             return NONE
         self.reads -= 1
-        lead = normalise(first)
+        lead = normalise(_text_of(element) or first)  # "You <b>may not</b> post"
         if element.tag in _HEADINGS:
             text = normalise(_text_of(element))
-            if text in _SECTIONS.get(self.kind, ()):
+            if text in _SECTIONS.get(self.kind, ()) or (
+                self.kind == THREAD and text.startswith(_THREAD_SECTIONS)
+            ):
                 return SECTION
         if lead.startswith(_BOXES.get(self.kind, ())):
             return LEAVE_OUT

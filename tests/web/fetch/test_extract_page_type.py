@@ -41,6 +41,8 @@ def _signals(url: str, **fields: object) -> Signals:
     [
         ("https://example.com/threads/ridge.77/", {}, THREAD),
         ("https://example.com/a/b", {"ld_thread": True}, THREAD),
+        ("https://example.com/a/b", {"ld_thread": True, "ld_faq": True}, OTHER),
+        ("https://example.com/a/b", {"thread_markup": True, "ld_faq": True}, THREAD),
         ("https://example.com/a/b", {"ld_products": 1}, PRODUCT),
         ("https://example.com/a/b", {"og_type": "product"}, PRODUCT),
         ("https://example.com/a/b", {"ld_products": 2}, OTHER),
@@ -51,7 +53,8 @@ def _signals(url: str, **fields: object) -> Signals:
         ("https://docs.example.com/a/b", {}, DOCS),
         ("https://example.com/docs/setup", {}, DOCS),
         ("https://example.com/en/latest/config.html", {}, DOCS),
-        ("https://example.com/docs/setup", {"og_type": "article"}, ARTICLE),
+        ("https://example.com/docs/setup", {"og_type": "article"}, DOCS),
+        ("https://example.com/docs/setup", {"ld_article": True}, ARTICLE),
         ("https://example.com/a/b", {"ld_listing": True}, LISTING),
         ("https://example.com/category/walks/", {}, LISTING),
         ("https://example.com/tag/walks/page/2/", {}, LISTING),

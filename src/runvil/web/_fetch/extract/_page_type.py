@@ -10,13 +10,15 @@ The decision is a pure function of the page's signals (``_signals.Signals``): it
 types in JSON-LD and microdata, ``og:type``, the engine it names in ``<meta name="generator">``,
 and the shape of its URL. It reads no element and changes nothing. In order:
 
-- ``thread``: a ``DiscussionForumPosting``, ``QAPage`` or ``Question`` (JSON-LD or microdata),
-  or a forum's or Q&A site's URL path (``/threads/``, ``/t/``, ``/questions/``,
-  ``viewtopic.php``...);
+- ``thread``: a ``DiscussionForumPosting``, ``QAPage`` or ``Question`` (JSON-LD or microdata;
+  in JSON-LD not beside an ``FAQPage``, whose questions are an article's), or a forum's or Q&A
+  site's URL path (``/threads/``, ``/t/``, ``/questions/``, ``viewtopic.php``...);
 - ``product``: one JSON-LD ``Product`` or ``og:type=product``;
 - ``docs``: a ``TechArticle`` or ``APIReference``, a documentation generator named in
   ``<meta name="generator">`` (Sphinx, MkDocs, Docusaurus, VitePress...), or a URL shaped like
-  documentation (a ``docs.`` host, a ``/docs/``, ``/reference/``, ``/en/latest/`` path);
+  documentation (a ``docs.`` host; a ``/docs/``, ``/reference/``, ``/en/latest/`` path on a
+  page that declares no article in JSON-LD: documentation sites give every page
+  ``og:type=article``);
 - ``listing``: a JSON-LD ``CollectionPage``, ``ItemList`` or ``SearchResultsPage``, or a URL
   shaped like an index (``/category/``, ``/tag/``, ``/search``, ``/page/2/``);
 - ``article``: an article by its declarations (``Signals.declares_article``);
@@ -61,7 +63,7 @@ _LISTING_PATH = re.compile(
 
 def page_type(signals: Signals) -> str:
     """The kind of page ``signals`` describe (see the module's docstring for the order)."""
-    if signals.thread_region:
+    if signals.thread_url or signals.thread_markup or (signals.ld_thread and not signals.ld_faq):
         return THREAD
     if signals.ld_products == 1 or signals.og_type == "product":
         return PRODUCT
@@ -70,7 +72,7 @@ def page_type(signals: Signals) -> str:
         signals.ld_docs
         or _DOCS_GENERATORS.search(signals.generator) is not None
         or (_DOCS_HOST.match(host) is not None and not signals.ld_listing)
-        or (_DOCS_PATH.search(path) is not None and not signals.declares_article)
+        or (_DOCS_PATH.search(path) is not None and not signals.ld_article)
     ):
         return DOCS
     if signals.ld_listing or (

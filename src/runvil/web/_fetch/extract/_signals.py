@@ -52,6 +52,7 @@ class Signals:
         "generator",
         "ld_article",
         "ld_docs",
+        "ld_faq",
         "ld_listing",
         "ld_products",
         "ld_thread",
@@ -68,6 +69,7 @@ class Signals:
         self.ld_listing = False
         self.ld_thread = False
         self.ld_docs = False  # a TechArticle or APIReference (documentation)
+        self.ld_faq = False  # an FAQPage: its Questions are an article's, not a thread's
         self.generator = ""  # <meta name="generator">, lower-cased: the site's engine
         self.url = ""  # the page's URL (set by the caller): its shape is a signal too
         self.ld_products = 0
@@ -154,6 +156,8 @@ def _read_json_ld(text: str, signals: Signals) -> None:
                 signals.ld_products += 1
             elif name in _DOCS_TYPES:
                 signals.ld_docs = True
+            elif name == "FAQPage":
+                signals.ld_faq = True
             if _ARTICLE_TYPE.search(name):
                 signals.ld_article = True
                 body = node.get("articleBody")

@@ -24,6 +24,7 @@ from ._corrections import Skipper
 from ._dom import Document, parse
 from ._kind import PICKED, decide, gather
 from ._markdown import Renderer, Resolver
+from ._page_type import page_type
 from ._pick import select
 from ._region import REGION_MAX_ELEMENTS, RegionSkipper, leaves_out, main_region
 from ._sanitise import encode, prepare
@@ -31,6 +32,7 @@ from ._signals import dated_path, thread_path
 from ._surroundings import Surroundings
 from ._text import render_text
 from ._tuning import TUNING
+from ._type_chrome import TypeChrome
 from ._urls import make_resolver
 
 __all__ = [
@@ -100,6 +102,7 @@ def render_html(
         if not raw:
             document.signals.dated_url = dated_path(base_url)
             document.signals.thread_url = thread_path(base_url)
+            document.signals.url = base_url
             article = _article(document, resolve, budget, _article_cap(max_chars))
             if _long_enough(article):
                 return article, READABILITY
@@ -198,7 +201,9 @@ def _article(document: Document, resolve: Resolver, budget: Budget, cap: int | N
         return text  # (a pick too short to keep gives way to the region, then the page)
     budget.check()
     root = main_region(document)
-    skip = RegionSkipper(root, document.signals.thread_region)
+    skip = RegionSkipper(
+        root, document.signals.thread_region, TypeChrome(page_type(document.signals))
+    )
     if not leaves_out(root, skip):
         return ""  # the region is the whole page: it comes back as such
     return Renderer(resolve, skip, budget.check, cap).render([root])
@@ -224,7 +229,7 @@ def _single_article(
         not in PICKED
     ):
         return ""
-    skipper = Skipper(selection, document.signals.thread)
+    skipper = Skipper(selection, document.signals.thread, TypeChrome(page_type(document.signals)))
     renderer = Renderer(resolve, skipper, budget.check, cap)
     text = renderer.render(selection.roots)
     article_chars = selection.chars - renderer.skipped_chars

@@ -20,6 +20,8 @@ from ._pick_readability import class_weight
 from ._selection import Selection
 from ._tree import HEADING_RANK, HEADING_TAGS, link_density
 from ._tuning import TUNING
+from ._type_chrome import KEEP as TYPE_KEEP
+from ._type_chrome import LEAVE_OUT, SECTION, TypeChrome
 
 # Why an element inside the article is left out.
 KEEP = 0
@@ -102,9 +104,11 @@ class Skipper:
     ``TUNING.cuts`` sections are cut, each after one pass over its siblings. A page of 200,000
     short paragraphs costs no more than an article of a few thousand."""
 
-    __slots__ = ("checks", "cut", "cuts", "dense_chars", "limit", "thread", "wrapper")
+    __slots__ = ("checks", "chrome", "cut", "cuts", "dense_chars", "limit", "thread", "wrapper")
 
-    def __init__(self, selection: Selection, thread: bool = False) -> None:
+    def __init__(
+        self, selection: Selection, thread: bool = False, chrome: TypeChrome | None = None
+    ) -> None:
         self.wrapper = selection.chars // 2
         self.limit = selection.chars // 2
         self.dense_chars = 0
@@ -112,6 +116,7 @@ class Skipper:
         self.thread = thread  # a forum thread or a Q&A page: its comments are the content
         self.checks = TUNING.cue_checks  # blocks left to read for cues
         self.cuts = TUNING.cuts  # sections left to cut
+        self.chrome = chrome  # what the page's type leaves out or keeps (_type_chrome)
 
     def __call__(self, element: Element) -> bool:
         if element.chars > self.wrapper:
@@ -124,6 +129,15 @@ class Skipper:
                 del self.cut[parent.index]
             else:
                 return True
+        if self.chrome is not None:
+            type_verdict = self.chrome(element)
+            if type_verdict == SECTION and self.cuts:
+                self.cuts -= 1
+                self._cut_after(element)
+            if type_verdict in (LEAVE_OUT, SECTION):
+                return True
+            if type_verdict == TYPE_KEEP:
+                return False
         verdict = boilerplate(element, self.thread)
         if verdict == DENSE:
             self.dense_chars += element.chars

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ._dom import Document
+from ._page_type import OTHER, THREAD, page_type
 from ._rendered import prose_share, reads_like_links
 from ._selection import Selection
 from ._surroundings import Surroundings
@@ -72,6 +73,9 @@ class KindSignals:
     article_readable: int
     dense_chars: int = 0
     text: str | None = None
+    # What the page says it is before any pick (``_page_type.page_type``): thread, product,
+    # docs, listing, article or other.
+    page_type: str = OTHER
 
 
 def gather(
@@ -99,6 +103,7 @@ def gather(
         article_readable=article_readable,
         dense_chars=dense_chars,
         text=text,
+        page_type=page_type(signals),
     )
 
 
@@ -181,8 +186,9 @@ def decide(signals: KindSignals) -> PageKind:
 
 
 def _picked(signals: KindSignals) -> PageKind:
-    """The kind of a pick that is returned: a thread's posts, a product or an article."""
-    if signals.selection.series:
+    """The kind of a pick that is returned: a thread's posts (look-alike posts, or one post
+    of a page that says it is a thread), a product or an article."""
+    if signals.selection.series or signals.page_type == THREAD:
         return PageKind.THREAD
     return PageKind.PRODUCT if signals.product else PageKind.ARTICLE
 

@@ -11,7 +11,9 @@ pipeline"):
    over siblings or a piece of the declared body gives way to the whole;
 3. **the product's name** (``_pick_product``) on a page that declares a product;
 4. **a short declared article among teasers** (``_pick_declared.among_teasers``) on a page
-   that declares an article in JSON-LD.
+   that declares an article in JSON-LD;
+5. **the page's type** (``_pick_type``): a documentation page's sibling blocks give way to
+   their parent, a product page's description grows to the product's name and price.
 
 Three passes over the elements (the page signals, the scores, the prose sums); the rest looks
 only at the pick.
@@ -23,10 +25,12 @@ from dataclasses import replace
 
 from ._dom import Document, Element
 from ._page_signals import menus_beside, read_page, text_in
+from ._page_type import page_type
 from ._pick_declared import among_teasers, declared, one_article
 from ._pick_densest import choose, densest
 from ._pick_product import with_product_name
 from ._pick_readability import readability_pick
+from ._pick_type import adjusted_roots
 from ._selection import Pick, Selection, single, unmeasured
 from ._tuning import TUNING
 
@@ -89,4 +93,7 @@ def _corrected(
         article = one_article(document, excluded, linked)
         if article is not None and among_teasers(pick, article, prose):
             pick = single(article, pick.score)  # a short article among teasers
+    roots = adjusted_roots(page_type(signals), pick.roots, pick.series, excluded)
+    if roots is not None:  # what this type of page picks instead (_pick_type)
+        pick = replace(pick, roots=roots, top=pick.top)
     return pick

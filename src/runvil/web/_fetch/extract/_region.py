@@ -20,6 +20,7 @@ from ._dom import ARIA_HIDDEN, DETACHED, FURNITURE, INLINE, Document, Element
 from ._names import FURNITURE as NAMED_FURNITURE
 from ._names import SHORT, furniture, words
 from ._tuning import TUNING
+from ._type_chrome import KEEP, NONE, TypeChrome
 
 __all__ = ["REGION_MAX_ELEMENTS", "RegionSkipper", "leaves_out", "main_region"]
 
@@ -89,15 +90,22 @@ class RegionSkipper:
     (an ASP.NET ``<form>`` around the page, a ``<header>`` around everything), and so does a
     ``<header>`` that holds the page's ``<h1>`` (a category page's title and introduction)."""
 
-    __slots__ = ("thread", "wrapper")
+    __slots__ = ("chrome", "thread", "wrapper")
 
-    def __init__(self, root: Element, thread: bool = False) -> None:
+    def __init__(
+        self, root: Element, thread: bool = False, chrome: TypeChrome | None = None
+    ) -> None:
         self.wrapper = root.chars // 2
         self.thread = thread  # a forum thread or a Q&A page: its comments are the content
+        self.chrome = chrome  # what the page's type leaves out or keeps (_type_chrome)
 
     def __call__(self, element: Element) -> bool:
         if element.chars > self.wrapper:
             return False
+        if self.chrome is not None:
+            verdict = self.chrome(element)
+            if verdict != NONE:
+                return verdict != KEEP  # (a section's heading goes, its text is judged alone)
         tag = element.tag
         # A form around a paragraph of prose is content: a forum engine's form around each
         # post (a login or search form holds labels and buttons, no paragraph).

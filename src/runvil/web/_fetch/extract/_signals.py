@@ -26,6 +26,8 @@ from typing import Any
 _ARTICLE_TYPE = re.compile(r"(?:Article|Posting|Report)$")
 _LISTING_TYPES = frozenset({"CollectionPage", "ItemList", "SearchResultsPage"})
 _THREAD_TYPES = frozenset({"DiscussionForumPosting", "QAPage", "Question"})
+# Technical documentation: schema.org's types for it.
+_DOCS_TYPES = frozenset({"TechArticle", "APIReference"})
 # Microdata: itemtype="https://schema.org/DiscussionForumPosting" (the name ends there).
 _THREAD_ITEMTYPE = re.compile(
     rb"schema\.org/(?:" + b"|".join(sorted(name.encode() for name in _THREAD_TYPES)) + rb")[\"'\s]"
@@ -47,7 +49,10 @@ class Signals:
     __slots__ = (
         "article_body",
         "dated_url",
+        "generator",
         "ld_article",
+        "ld_docs",
+        "ld_faq",
         "ld_listing",
         "ld_products",
         "ld_thread",
@@ -55,6 +60,7 @@ class Signals:
         "published",
         "thread_markup",
         "thread_url",
+        "url",
     )
 
     def __init__(self) -> None:
@@ -62,6 +68,10 @@ class Signals:
         self.ld_article = False
         self.ld_listing = False
         self.ld_thread = False
+        self.ld_docs = False  # a TechArticle or APIReference (documentation)
+        self.ld_faq = False  # an FAQPage: its Questions are an article's, not a thread's
+        self.generator = ""  # <meta name="generator">, lower-cased: the site's engine
+        self.url = ""  # the page's URL (set by the caller): its shape is a signal too
         self.ld_products = 0
         self.article_body = ""
         self.published = False
@@ -109,6 +119,9 @@ def read_signals(tree: Any, data: bytes) -> Signals:
         if meta is not None:
             signals.og_type = (meta.attributes.get("content") or "").strip().lower()
         signals.published = head.css_first('meta[property="article:published_time"]') is not None
+        generator = head.css_first('meta[name="generator"]')
+        if generator is not None:
+            signals.generator = (generator.attributes.get("content") or "")[:200].lower()
     signals.thread_markup = b"schema.org/" in data and bool(_THREAD_ITEMTYPE.search(data))
     if b"ld+json" in data:
         for script in tree.css('script[type="application/ld+json"]')[:_SCRIPTS_MAX]:
@@ -141,6 +154,10 @@ def _read_json_ld(text: str, signals: Signals) -> None:
                 signals.ld_thread = True
             elif name == "Product":
                 signals.ld_products += 1
+            elif name in _DOCS_TYPES:
+                signals.ld_docs = True
+            elif name == "FAQPage":
+                signals.ld_faq = True
             if _ARTICLE_TYPE.search(name):
                 signals.ld_article = True
                 body = node.get("articleBody")

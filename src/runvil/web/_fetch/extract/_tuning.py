@@ -173,5 +173,24 @@ class Tuning:
     region_paragraph_chars: int = 25
     region_title_nodes: int = 256
 
+    # --- the page's type (_page_type, _pick_type, _type_chrome) ---------------------------------
+    # A product page's pick grows this far up to its name when what that adds outside
+    # furniture is at most product_far_ratio times the pick.
+    product_far_levels: int = 8
+    product_far_ratio: float = 3.0
+    # A documentation page's pick of sibling blocks is their parent when the parent holds at
+    # most this many times their text.
+    docs_parent_ratio: float = 2.0
+    # A block up to chrome_box_chars starting with a box's words (who is online, write a
+    # review, edit this page) is chrome; a line up to chrome_line_chars starting with a
+    # control's words (sort by, last updated, add to cart) too. Each block is read within
+    # chrome_nodes nodes, at most chrome_reads blocks per page.
+    chrome_box_chars: int = 600
+    chrome_line_chars: int = 120
+    chrome_nodes: int = 64
+    chrome_reads: int = 4096
+    # A thread's member statistics: label and value each at most this long.
+    stat_max_chars: int = 40
+
 
 TUNING = Tuning()

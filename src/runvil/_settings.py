@@ -20,11 +20,12 @@ command line nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "Needed",
     "Parser",
     "Setting",
     "as_bool",
@@ -37,6 +38,16 @@ __all__ = [
 
 #: A setting's parser: ``(value, where) -> typed value``, ``ValueError`` naming ``where``.
 Parser = Callable[[Any, str], Any]
+
+
+@dataclass(frozen=True)
+class Needed:
+    """What a dependent setting reads, given the settings resolved before it: the variables
+    that set it in this case (in place of :attr:`Setting.env`), and the error when nothing sets
+    it (``None``: its default applies)."""
+
+    env: tuple[str, ...]
+    missing: str | None = None
 
 
 @dataclass(frozen=True)
@@ -54,7 +65,18 @@ class Setting:
     switch), added to every command that reads the configuration, or to those ``commands``
     names; ``multiple`` makes it repeatable, its values together one list (each may hold names
     separated by commas). ``metavar`` and ``help`` are what ``--help`` shows. ``show(value)``
-    is how ``runvil config`` shows a value (mask a password here); by default as it is.
+    is how ``runvil config`` shows a value (mask a password here), ``None`` leaving it out; by
+    default as it is.
+
+    Some settings depend on others (which key a search provider needs depends on the
+    provider). ``implied_by`` are ``(variable, value)`` pairs: when nothing sets the setting,
+    the first variable set (and not blank) gives it that value, and is its source.
+    ``needs(values)``, given the values of the settings resolved before it (by key), says what
+    it reads here (:class:`Needed`), or ``None`` when it is not read at all (its default
+    applies); such a setting has a source only when something sets it. ``env`` then lists every
+    variable it may read, so none is refused as unknown. ``listed=False`` marks a key that only
+    helps another setting's ``needs`` (``search.api_key_env`` names a variable): ``runvil
+    config`` neither shows it nor gives its source, and no Pack is handed it.
     """
 
     key: str
@@ -68,6 +90,9 @@ class Setting:
     commands: tuple[str, ...] | None = None
     multiple: bool = False
     show: Callable[[Any], Any] | None = None
+    implied_by: tuple[tuple[str, Any], ...] = ()
+    needs: Callable[[Mapping[str, Any]], Needed | None] | None = None
+    listed: bool = True
 
     @property
     def table(self) -> str:

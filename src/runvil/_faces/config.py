@@ -25,9 +25,10 @@ suggestion (``unknown key search.provder; did you mean search.provider?``): a ty
 ``settings`` of its Plugin), and this module builds the keys, the variables, the unknown-key and
 unknown-variable checks, the resolution and ``runvil config`` from the declarations; the command
 line builds its flags from them (:mod:`runvil._faces.cli`). A Pack's values reach it through the
-Host (:attr:`Config.pack_settings`). Only the search provider with its key and URL, model roles
-and providers, and ``[packs.KEY]`` tables depend on each other or are the user's own, and are
-resolved by the functions below. The reference is ``docs/configuration.md``.
+Host (:attr:`Config.pack_settings`); the search provider and what it needs also build
+:attr:`Config.search`. Only model roles and providers, and ``[packs.KEY]`` tables are the
+user's own, and are resolved by the functions below. The reference is
+``docs/configuration.md``.
 """
 
 from __future__ import annotations
@@ -52,15 +53,7 @@ from runvil._settings import (
     whole_number,
 )
 from runvil.prompts._modelspec import parse_model_spec
-from runvil.web._search.config import (
-    CHOICE_ENV,
-    DETECTION_ORDER,
-    KEY_ENV,
-    PRIVATE_ENV,
-    PROVIDER_NAMES,
-    URL_ENV,
-    SearchSettings,
-)
+from runvil.web._search.config import SearchSettings
 
 __all__ = [
     "APPROVAL_MODES",
@@ -79,10 +72,8 @@ __all__ = [
     "masked",
 ]
 
-#: The search providers a configuration can name (``none`` offers no search at all).
-SEARCH_PROVIDERS: tuple[str, ...] = (
-    "duckduckgo", *(name for name in PROVIDER_NAMES if name != "duckduckgo"), "none",
-)
+#: The search providers a configuration can name (declared by the web Pack).
+SEARCH_PROVIDERS: tuple[str, ...] = web_settings.SEARCH_PROVIDERS
 #: How network tool calls are approved: all at once, by asking at the terminal, or never.
 APPROVAL_MODES = ("auto", "ask", "deny")
 #: The name of runvil's own Pack, whose settings are declared in :mod:`runvil.web._settings`.
@@ -108,7 +99,6 @@ def _strict(parse: Parser) -> Parser:
     return run
 
 
-_as_bool: Callable[[Any, str], bool] = _strict(as_bool)
 _as_str: Callable[[Any, str], str] = _strict(as_str)
 
 
@@ -244,9 +234,13 @@ _MCP_SETTINGS: tuple[Setting, ...] = (
 )
 
 #: The settings runvil itself declares (the faces' and the web Pack's), in the order they are
-#: resolved (so the first bad one is reported). Another installed Pack's come after the web
-#: Pack's (:func:`declared_settings`).
+#: resolved (so the first bad one is reported), each on its own. The web Pack's search provider
+#: and what it needs (``web_settings.SEARCH_SETTINGS``) depend on each other and are resolved
+#: before all of these; another installed Pack's come after the web Pack's
+#: (:func:`declared_settings`).
 SETTINGS: tuple[Setting, ...] = (*_FACE_SETTINGS, *web_settings.SETTINGS, *_MCP_SETTINGS)
+#: Every setting runvil itself declares: no other Pack may take a variable or flag of one.
+_OWN_SETTINGS: tuple[Setting, ...] = (*web_settings.SEARCH_SETTINGS, *SETTINGS)
 
 #: The tables (and top-level keys) runvil's own settings and tables use: another Pack's
 #: settings live in a table named after its Pack id, never in one of these.
@@ -264,14 +258,16 @@ class Declared:
 
 
 def declared_settings(*, installed: bool = True) -> Declared:
-    """The faces' settings, the web Pack's and, with ``installed``, those of every other Pack
-    installed through the ``runvil.packs`` entry points (read now, so a test or a program that
-    changes a declaration sees it)."""
+    """The web Pack's search provider and what it needs (resolved first: they were always
+    resolved first, so their errors win), the faces' settings, the web Pack's others and, with
+    ``installed``, those of every other Pack installed through the ``runvil.packs`` entry points
+    (read now, so a test or a program that changes a declaration sees it)."""
     packs: dict[str, tuple[Setting, ...]] = {WEB_PACK: tuple(web_settings.SETTINGS)}
     if installed:
         packs.update(installed_pack_settings())
     owners: dict[str, str | None] = {s.key: None for s in (*_FACE_SETTINGS, *_MCP_SETTINGS)}
-    ordered: list[Setting] = list(_FACE_SETTINGS)
+    owners.update((s.key, WEB_PACK) for s in web_settings.SEARCH_SETTINGS)
+    ordered: list[Setting] = [*web_settings.SEARCH_SETTINGS, *_FACE_SETTINGS]
     for pack, settings in packs.items():
         for setting in settings:
             owners[setting.key] = pack
@@ -292,9 +288,9 @@ def installed_pack_settings() -> dict[str, tuple[Setting, ...]]:
 
     logger = logging.getLogger("runvil.host")
 
-    taken_env = {var for s in SETTINGS for var in s.env} | set(_OTHER_ENV)
-    taken_flags: set[str | None] = {s.flag for s in SETTINGS} | _COMMAND_FLAGS
-    taken_options: set[str | None] = {s.option for s in SETTINGS}
+    taken_env = {var for s in _OWN_SETTINGS for var in s.env} | set(_OTHER_ENV)
+    taken_flags: set[str | None] = {s.flag for s in _OWN_SETTINGS} | _COMMAND_FLAGS
+    taken_options: set[str | None] = {s.option for s in _OWN_SETTINGS}
     found: dict[str, tuple[Setting, ...]] = {}
     loaded: set[int] = set()
     for name, entry in installed_plugins().items():
@@ -343,15 +339,11 @@ def _misfit(
 
 #: Flags the commands fill themselves (their own arguments and options).
 _COMMAND_FLAGS = frozenset({
-    "search_provider", "search_api_key", "search_url", "search_allow_private", "models",
-    "config_path", "as_json", "url", "query", "file", "http", "max_chars", "raw",
+    "models", "config_path", "as_json", "url", "query", "file", "http", "max_chars", "raw",
     "start_index", "count", "freshness", "country", "lang", "safesearch", "site",
     "exclude_site", "no_web",
 })
 
-_SEARCH_KEYS = (
-    "search.provider", "search.api_key", "search.api_key_env", "search.url", "search.allow_private",
-)
 #: Tables whose keys are the user's own: model roles, model providers, Pack configurations.
 _TABLES = ("models", "providers", "packs")
 _PROVIDER_KEYS = ("api", "base_url", "api_key_env")
@@ -361,7 +353,7 @@ _TABLE_SHAPES = {
     "packs": "a table of [packs.KEY] tables",
 }
 #: Variables runvil reads besides the settings' own; ``RUNVIL_MODEL_{ROLE}`` is a family.
-_OTHER_ENV = ("RUNVIL_CONFIG", "RUNVIL_DEBUG", CHOICE_ENV, PRIVATE_ENV)
+_OTHER_ENV = ("RUNVIL_CONFIG", "RUNVIL_DEBUG")
 _MODEL_ENV_PREFIX = "RUNVIL_MODEL_"
 
 
@@ -516,7 +508,7 @@ def _unknown(what: str, name: str, candidates: Iterable[str], common: str = "") 
 
 def _check_keys(data: Mapping[str, Any], path: Path, settings: Iterable[Setting]) -> None:
     """Refuse any key of the file that no setting reads, naming the closest known one."""
-    leaves = {s.key for s in settings} | set(_SEARCH_KEYS)
+    leaves = {s.key for s in settings}
     tables = {key.rsplit(".", 1)[0] for key in leaves if "." in key} | set(_TABLES)
 
     def walk(node: Mapping[str, Any], prefix: str) -> None:
@@ -555,8 +547,8 @@ def _check_keys(data: Mapping[str, Any], path: Path, settings: Iterable[Setting]
 
 def _check_env(env: Mapping[str, str], settings: Iterable[Setting]) -> None:
     """Refuse a ``RUNVIL_*`` variable (set, not blank) that runvil does not read."""
-    known = {var for s in settings for var in s.env} | set(_OTHER_ENV)
-    known |= set(KEY_ENV.values()) | set(URL_ENV.values())
+    known = {var for s in settings for var in (*s.env, *(v for v, _ in s.implied_by))}
+    known |= set(_OTHER_ENV)
     for var, value in env.items():
         if not var.startswith("RUNVIL_") or var in known or not value.strip():
             continue
@@ -614,61 +606,37 @@ class _Layers:
             return source[4:]
         return f"--{dotted.replace('_', '-')}"
 
-    def setting(self, setting: Setting) -> Any:
-        got = self.get(setting.flag, setting.key, setting.env)
+    def setting(self, setting: Setting, values: Mapping[str, Any]) -> Any:
+        """``setting``'s value (recording its source), given the values of the settings resolved
+        before it (by key), which a dependent setting's ``needs`` reads."""
+        env, missing = setting.env, None
+        if setting.needs is not None:
+            needed = setting.needs(values)
+            if needed is None:  # not read here: no source, its default
+                return setting.default
+            env, missing = needed.env, needed.missing
+        got = self.get(setting.flag, setting.key, env)
         if got is None:
-            self.sources[setting.key] = "default"
+            for var, implied in setting.implied_by:
+                if self.env.get(var, "").strip():
+                    self._record(setting, f"env:{var}")
+                    return implied
+            if missing is not None:
+                raise ConfigError(missing)
+            if setting.needs is None:
+                self._record(setting, "default")
             return setting.default
-        self.sources[setting.key] = got[1]
         value, where = got[0], self.where(got[1], setting.key)
         if got[1] == "flag" and setting.option is not None:
             if setting.multiple and isinstance(value, list | tuple):
                 value = " ".join(str(part) for part in value)
             where = setting.option.split("/", 1)[0]
+        self._record(setting, got[1])
         return _strict(setting.parse)(value, where)
 
-
-def _search(layers: _Layers) -> SearchSettings:
-    got = layers.get("search_provider", "search.provider", (CHOICE_ENV,))
-    if got is None:
-        provider, source = "duckduckgo", "default"
-        for name, var in DETECTION_ORDER:
-            if layers.env.get(var, "").strip():
-                provider, source = name, f"env:{var}"
-                break
-    else:
-        provider = _as_choice(got[0], SEARCH_PROVIDERS, layers.where(got[1], "search.provider"))
-        source = got[1]
-    layers.sources["search.provider"] = source
-
-    api_key: str | None = None
-    if provider in KEY_ENV:
-        key_env = layers.file_value("search.api_key_env")
-        named: tuple[str, ...] = (key_env,) if isinstance(key_env, str) and key_env else ()
-        env_vars = (*named, KEY_ENV[provider])
-        got = layers.get("search_api_key", "search.api_key", env_vars)
-        if got is None:
-            raise ConfigError(f"search provider {provider} needs an API key: set {env_vars[0]}")
-        api_key = _as_str(got[0], layers.where(got[1], "search.api_key"))
-        layers.sources["search.api_key"] = got[1]
-
-    url: str | None = None
-    if provider in URL_ENV:
-        got = layers.get("search_url", "search.url", (URL_ENV[provider],))
-        if got is None:
-            raise ConfigError(
-                f"search provider {provider} needs a URL: set search.url in runvil.toml "
-                f"or {URL_ENV[provider]}"
-            )
-        url = _as_str(got[0], layers.where(got[1], "search.url"))
-        layers.sources["search.url"] = got[1]
-
-    allow_private = False
-    got = layers.get("search_allow_private", "search.allow_private", (PRIVATE_ENV,))
-    if got is not None:
-        allow_private = _as_bool(got[0], layers.where(got[1], "search.allow_private"))
-        layers.sources["search.allow_private"] = got[1]
-    return SearchSettings(provider, api_key=api_key, url=url, allow_private=allow_private)
+    def _record(self, setting: Setting, source: str) -> None:
+        if setting.listed:
+            self.sources[setting.key] = source
 
 
 def _providers(layers: _Layers) -> dict[str, ModelProvider]:
@@ -730,9 +698,10 @@ def load_config(
 ) -> Config:
     """Resolve the effective configuration.
 
-    ``flags`` holds command-line values (``None`` means "not given"): ``search_provider``,
-    ``search_api_key``, ``search_url``, ``search_allow_private``, ``models`` (role ->
-    ``PROVIDER:MODEL``) and each declared setting's ``flag`` (:func:`declared_settings`).
+    ``flags`` holds command-line values (``None`` means "not given"): ``models`` (role ->
+    ``PROVIDER:MODEL``) and each declared setting's ``flag`` (:func:`declared_settings`;
+    ``search_provider``, ``search_api_key``, ``search_url``, ``search_allow_private`` among
+    them).
     Raises :class:`ConfigError` with a message naming the setting and its source.
     """
     env = os.environ if env is None else env
@@ -745,16 +714,18 @@ def load_config(
         _check_keys(data, path, declared.settings)
     layers = _Layers(flags, data, path, env)
 
-    search = _search(layers)
+    resolved: dict[str, Any] = {}
     values: dict[str, Any] = {}
     pack_settings: dict[str, dict[str, Any]] = {}
     pack_defaults: dict[str, dict[str, Any]] = {}
     for setting in declared.settings:
-        value = layers.setting(setting)
+        value = resolved[setting.key] = layers.setting(setting, resolved)
         owner = declared.owners[setting.key]
         if owner is None:
             values[setting.key.replace(".", "_")] = value
-        elif layers.sources[setting.key] != "default":
+        elif not setting.listed:
+            continue
+        elif layers.sources.get(setting.key, "default") != "default":
             pack_settings.setdefault(owner, {})[setting.key] = value
         elif setting.default is not None:
             pack_defaults.setdefault(owner, {})[setting.key] = setting.default
@@ -766,8 +737,8 @@ def load_config(
     models = _models(layers, flags.get("models") or {})
     packs = dict(layers.file_value("packs") or {})
     config = Config(
-        search=search, models=models, providers=providers, packs=packs,
-        pack_settings=pack_settings, pack_defaults=pack_defaults, file=path,
+        search=web_settings.search_settings(resolved), models=models, providers=providers,
+        packs=packs, pack_settings=pack_settings, pack_defaults=pack_defaults, file=path,
         sources=dict(layers.sources), **values,
     )
     for role, spec in models.items():
@@ -783,22 +754,17 @@ def describe(config: Config) -> dict[str, Any]:
 
     A declared setting is shown when it was set or has a default; a table (``[fetch]``,
     ``[mcp]``, another Pack's) when it shows any, in the order the settings are declared."""
-    search: dict[str, Any] = {"provider": config.search.provider}
-    if config.search.api_key is not None:
-        search["api_key"] = masked(config.search.api_key)
-    if config.search.url is not None:
-        search["url"] = config.search.url
-    if config.search.allow_private:
-        search["allow_private"] = True
-    tables: dict[str, dict[str, Any]] = {"search": search}
+    tables: dict[str, dict[str, Any]] = {"search": {}}
     for setting in declared_settings().settings:
-        if not setting.table:
+        if not setting.table or not setting.listed:
             continue
         value = config.setting(setting.key)
         if config.sources.get(setting.key, "default") == "default" and setting.default is None:
             continue
         if setting.show is not None:
             value = setting.show(value)
+            if value is None:
+                continue
         elif isinstance(value, tuple):
             value = list(value)
         tables.setdefault(setting.table, {})[setting.name] = value

@@ -30,7 +30,7 @@ from runvil._pack import PackContext, Requirement
 from runvil._tools import ToolImplementation
 from runvil.web._fetch.arguments import MAX_URL_CHARS
 from runvil.web._search.arguments import MAX_QUERY_CHARS
-from runvil.web._settings import SETTINGS, policy_fields
+from runvil.web._settings import SEARCH_SETTINGS, SETTINGS, policy_fields
 
 if TYPE_CHECKING:
     from runvil._net import Network
@@ -129,7 +129,7 @@ class WebPack:
     name = PACK_NAME
     plugin_id: str | None = PLUGIN_ID
     config_key = CONFIG_KEY
-    settings = SETTINGS
+    settings = (*SEARCH_SETTINGS, *SETTINGS)
 
     def __init__(
         self,
@@ -240,9 +240,9 @@ def policy_from_settings(settings: Mapping[str, Any]) -> FetchPolicy | None:
     return dataclasses.replace(base if base is not None else FetchPolicy(), **fields)
 
 
-#: The settings the web Pack declares (``[fetch]``, ``[search]`` proxy and rate); the faces
-#: read them from :mod:`runvil.web._settings` without loading this module.
-plugin.settings = SETTINGS  # type: ignore[attr-defined]
+#: The settings the web Pack declares (``[fetch]``, ``[search]``); the faces read them from
+#: :mod:`runvil.web._settings` without loading this module.
+plugin.settings = WebPack.settings  # type: ignore[attr-defined]
 
 
 def _provider_from_env(network: Any) -> Any:

@@ -1,10 +1,12 @@
 """The web Pack's settings: the ``[fetch]`` keys (each a :class:`~runvil.web.FetchPolicy` field
-of the same name) and the ``[search]`` proxy and rate, declared once.
+of the same name) and the ``[search]`` keys, declared once.
 
 The faces build every ``runvil.toml`` key, variable, flag and ``runvil config`` line of these
 settings from the declarations (:mod:`runvil._faces.config`); the Pack reads the values it is
-handed (:func:`policy_fields`). The search provider and its key and URL are not here: which of
-them is needed depends on the provider, so the faces resolve them together (docs/configuration.md).
+handed (:func:`policy_fields`, :func:`search_settings`). The search provider and what it needs
+(:data:`SEARCH_SETTINGS`) depend on each other: the provider may be guessed from the variable
+of a key, and which key or URL it reads, from which variable, depends on the provider; their
+declarations say so (``implied_by``, ``needs``) and the faces resolve them like any other.
 
 This module is read by every command line, ``runvil --help`` included, so it imports nothing
 heavy: each parser imports what checks its value when it runs.
@@ -16,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from runvil._settings import (
+    Needed,
     Setting,
     as_bool,
     as_names,
@@ -24,12 +27,24 @@ from runvil._settings import (
     positive_number,
     whole_number,
 )
+from runvil.web._search.config import (
+    CHOICE_ENV,
+    DETECTION_ORDER,
+    KEY_ENV,
+    PRIVATE_ENV,
+    PROVIDER_NAMES,
+    URL_ENV,
+    SearchSettings,
+)
 
 __all__ = [
     "COMMANDS",
+    "SEARCH_PROVIDERS",
+    "SEARCH_SETTINGS",
     "SETTINGS",
     "check_env_proxies",
     "policy_fields",
+    "search_settings",
     "shown_proxy",
 ]
 
@@ -82,6 +97,86 @@ def shown_proxy(value: str | None) -> str:
     from runvil._net.proxy import masked
 
     return masked(value) or "none"
+
+
+#: The search providers a configuration can name (``none`` offers no search at all).
+SEARCH_PROVIDERS: tuple[str, ...] = (
+    "duckduckgo", *(name for name in PROVIDER_NAMES if name != "duckduckgo"), "none",
+)
+
+
+def _api_key_env(value: Any, where: str) -> str | None:
+    """``search.api_key_env``: the variable the key is read from first; anything but a
+    non-empty string is no name."""
+    return value if isinstance(value, str) and value else None
+
+
+def _api_key_needed(values: Mapping[str, Any]) -> Needed | None:
+    """A keyed provider reads its key from the variable ``search.api_key_env`` names, else its
+    own (``BRAVE_API_KEY``); the others read none."""
+    provider = values["search.provider"]
+    if provider not in KEY_ENV:
+        return None
+    named = values.get("search.api_key_env")
+    env = (*((named,) if named else ()), KEY_ENV[provider])
+    return Needed(env, f"search provider {provider} needs an API key: set {env[0]}")
+
+
+def _url_needed(values: Mapping[str, Any]) -> Needed | None:
+    """SearXNG and the gateway read their URL (``SEARXNG_URL``...); the others read none."""
+    provider = values["search.provider"]
+    if provider not in URL_ENV:
+        return None
+    return Needed(
+        (URL_ENV[provider],),
+        f"search provider {provider} needs a URL: set search.url in runvil.toml "
+        f"or {URL_ENV[provider]}",
+    )
+
+
+def _always_read(values: Mapping[str, Any]) -> Needed:
+    """``search.allow_private`` is read (and checked) whatever the provider; it is shown only
+    when something sets it."""
+    return Needed((PRIVATE_ENV,))
+
+
+def _masked(value: str | None) -> str | None:
+    """A key as ``runvil config`` shows it: whether it is set, never any of its characters."""
+    return None if value is None else "********"
+
+
+#: The search provider and what it needs, resolved before every other setting, in this order
+#: (each one's ``needs`` reads those before it). Values: :func:`search_settings`.
+SEARCH_SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "search.provider", (CHOICE_ENV,), choice(SEARCH_PROVIDERS), "duckduckgo",
+        flag="search_provider", implied_by=tuple((var, name) for name, var in DETECTION_ORDER),
+    ),
+    Setting("search.api_key_env", (), _api_key_env, None, listed=False),
+    Setting(
+        "search.api_key", tuple(dict.fromkeys(KEY_ENV.values())), as_str, None,
+        flag="search_api_key", needs=_api_key_needed, show=_masked,
+    ),
+    Setting(
+        "search.url", tuple(dict.fromkeys(URL_ENV.values())), as_str, None,
+        flag="search_url", needs=_url_needed,
+    ),
+    Setting(
+        "search.allow_private", (PRIVATE_ENV,), as_bool, False,
+        flag="search_allow_private", needs=_always_read, show=lambda value: value or None,
+    ),
+)
+
+
+def search_settings(values: Mapping[str, Any]) -> SearchSettings:
+    """The :class:`SearchSettings` the resolved values (by key) of :data:`SEARCH_SETTINGS`
+    describe."""
+    return SearchSettings(
+        values["search.provider"],
+        api_key=values.get("search.api_key"),
+        url=values.get("search.url"),
+        allow_private=bool(values.get("search.allow_private")),
+    )
 
 
 #: The web Pack's settings, in the order they are resolved (so the first bad one is reported).

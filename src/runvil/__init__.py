@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from runvil._pack import PackContext as PackContext
     from runvil._pack import Plugin as Plugin
     from runvil._pack import Requirement as Requirement
+    from runvil._settings import Needed as Needed
     from runvil._settings import Setting as Setting
     from runvil._tools import RunScope as RunScope
     from runvil._tools import Tool as Tool
@@ -65,7 +66,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
         ("ENTRY_POINT_GROUP", "Pack", "PackContext", "Plugin", "Requirement"), "runvil._pack"
     ),
-    "Setting": "runvil._settings",
+    **dict.fromkeys(("Needed", "Setting"), "runvil._settings"),
     **dict.fromkeys(
         (
             "DEFAULT_PLUGINS", "Approval", "ApprovalRequest", "Approver", "CallResult", "Host",

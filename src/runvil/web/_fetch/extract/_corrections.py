@@ -18,7 +18,7 @@ from ._names import FURNITURE as NAMED_FURNITURE
 from ._names import SHORT, WEAK, furniture
 from ._pick_readability import class_weight
 from ._selection import Selection
-from ._tree import HEADING_RANK, HEADING_TAGS, link_density
+from ._tree import HEADING_RANK, HEADING_TAGS, first_text, link_density, small_text
 from ._tuning import TUNING
 from ._type_chrome import KEEP as TYPE_KEEP
 from ._type_chrome import LEAVE_OUT, SECTION, TypeChrome
@@ -154,10 +154,10 @@ class Skipper:
         return self._cue(element)
 
     def _cue(self, element: Element) -> bool:
-        first = _first_text(element)
+        first = first_text(element, TUNING.cue_nodes)
         if not first or not _cues.may_be_cue(first):
             return False
-        text = _text_of(element)
+        text = small_text(element, TUNING.cue_nodes)
         if not text:
             return False
         if not self.thread and _cues.section_heading(text):
@@ -192,41 +192,3 @@ class Skipper:
         if following <= self.limit:
             self.cut[parent.index] = HEADING_RANK.get(element.tag, 7)
 
-
-def _first_text(element: Element) -> str:
-    """The first text of a subtree that is not only spaces (``""`` when it takes over
-    ``TUNING.cue_nodes`` nodes to reach)."""
-    children = element.children
-    if children and type(children[0]) is str and not children[0].isspace():
-        return children[0]  # the common case: a block that starts with its text
-    stack: list[Element | str] = [element]
-    nodes = TUNING.cue_nodes
-    while stack and nodes:
-        nodes -= 1
-        node = stack.pop()
-        if type(node) is str:
-            if not node.isspace():
-                return node
-        else:
-            assert isinstance(node, Element)
-            stack.extend(reversed(node.children))
-    return ""
-
-
-def _text_of(element: Element) -> str:
-    """The text of a small subtree, in document order (``""`` when it has over
-    ``TUNING.cue_nodes`` nodes: a line of furniture is a few nodes, not thousands)."""
-    parts: list[str] = []
-    stack: list[Element | str] = [element]
-    nodes = TUNING.cue_nodes
-    while stack:
-        nodes -= 1
-        if not nodes:
-            return ""
-        node = stack.pop()
-        if type(node) is str:
-            parts.append(node)
-        else:
-            assert isinstance(node, Element)
-            stack.extend(reversed(node.children))
-    return " ".join(parts)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ._dom import FURNITURE, Element
 from ._page_type import DOCS, PRODUCT
+from ._tree import holds_tag
 from ._tuning import TUNING
 
 _NEVER = frozenset({"body", "html"})
@@ -44,14 +45,14 @@ def adjusted_roots(
 
 
 def _with_name(root: Element, excluded: list[bool]) -> list[Element] | None:
-    if _holds(root, "h1"):
+    if holds_tag(root, "h1"):
         return None
     node = root.parent
     kept = root.chars
     for _ in range(TUNING.product_far_levels):
         if node is None or node.tag in _NEVER:
             return None
-        if _holds(node, "h1"):
+        if holds_tag(node, "h1"):
             content = _content_chars(node, excluded)
             if content <= TUNING.product_far_ratio * max(kept, 1):
                 return [node]
@@ -74,13 +75,3 @@ def _content_chars(element: Element, excluded: list[bool]) -> int:
         chars += node.own_chars
         stack.extend(child for child in node.children if type(child) is Element)
     return chars
-
-
-def _holds(element: Element, tag: str) -> bool:
-    stack = [element]
-    while stack:
-        node = stack.pop()
-        if node.tag == tag:
-            return True
-        stack.extend(child for child in node.children if type(child) is Element)
-    return False

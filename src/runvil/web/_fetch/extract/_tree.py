@@ -59,3 +59,42 @@ def holds_tag(element: Element, tag: str) -> bool:
             return True
         stack.extend(child for child in node.children if type(child) is Element)
     return False
+
+
+def first_text(element: Element, most_nodes: int) -> str:
+    """The first text of a subtree that is not only spaces (``""`` when it takes over
+    ``most_nodes`` nodes to reach: a line of furniture is a few nodes, not thousands)."""
+    children = element.children
+    if children and type(children[0]) is str and not children[0].isspace():
+        return children[0]  # the common case: a block that starts with its text
+    stack: list[Element | str] = [element]
+    nodes = most_nodes
+    while stack and nodes:
+        nodes -= 1
+        node = stack.pop()
+        if type(node) is str:
+            if not node.isspace() and node:
+                return node
+        else:
+            assert isinstance(node, Element)
+            stack.extend(reversed(node.children))
+    return ""
+
+
+def small_text(element: Element, most_nodes: int) -> str:
+    """The text of a small subtree, in document order (``""`` when it has over ``most_nodes``
+    nodes)."""
+    parts: list[str] = []
+    stack: list[Element | str] = [element]
+    nodes = most_nodes
+    while stack:
+        nodes -= 1
+        if not nodes:
+            return ""
+        node = stack.pop()
+        if type(node) is str:
+            parts.append(node)
+        else:
+            assert isinstance(node, Element)
+            stack.extend(reversed(node.children))
+    return " ".join(parts)

@@ -34,6 +34,7 @@ from ._dom import FURNITURE, INLINE, Element
 from ._names import FURNITURE as NAMED_FURNITURE
 from ._names import furniture, words
 from ._page_type import ARTICLE, DOCS, LISTING, OTHER, PRODUCT, THREAD
+from ._tree import first_text, small_text
 from ._tuning import TUNING
 
 # Verdicts.
@@ -186,18 +187,19 @@ class TypeChrome:
         return self._phrase(element)
 
     def _box(self, element: Element) -> bool:
-        first = _first_text(element)
+        first = first_text(element, TUNING.chrome_nodes)
         if not first:
             return False
         head = first.split(None, 1)
         if not head or head[0].strip(_EDGES).lower() not in _FIRST_WORDS:
             return False
         self.reads -= 1
-        lead = normalise(_text_of(element) or first)  # "You <b>may not</b> post"
+        # "You <b>may not</b> post": the whole small block, else its first text
+        lead = normalise(small_text(element, TUNING.chrome_nodes) or first)
         return lead.startswith(_BOXES.get(self.kind, ()))
 
     def _phrase(self, element: Element) -> int:
-        first = _first_text(element)
+        first = first_text(element, TUNING.chrome_nodes)
         if not first:
             return NONE
         head = first.split(None, 1)
@@ -205,9 +207,10 @@ class TypeChrome:
         if not starts and _PAGE_OF.match(normalise(first)) is None:
             return NONE
         self.reads -= 1
-        lead = normalise(_text_of(element) or first)  # "You <b>may not</b> post"
+        # "You <b>may not</b> post": the whole small block, else its first text
+        lead = normalise(small_text(element, TUNING.chrome_nodes) or first)
         if element.tag in _HEADINGS:
-            text = normalise(_text_of(element))
+            text = normalise(small_text(element, TUNING.chrome_nodes))
             if text in _SECTIONS.get(self.kind, ()) or (
                 self.kind == THREAD and text.startswith(_THREAD_SECTIONS)
             ):
@@ -216,7 +219,7 @@ class TypeChrome:
             return LEAVE_OUT
         if element.chars > TUNING.chrome_line_chars:
             return NONE
-        text = normalise(_text_of(element))
+        text = normalise(small_text(element, TUNING.chrome_nodes))
         if text in _EXACT or text.startswith(_LINES) or _PAGE_OF.match(text) is not None:
             return LEAVE_OUT
         return NONE
@@ -324,37 +327,3 @@ def _results(element: Element) -> bool:
                 return True
     return False
 
-
-def _first_text(element: Element) -> str:
-    """The first text of a subtree that is not only spaces, within ``Tuning.chrome_nodes``
-    nodes."""
-    stack: list[Element | str] = [element]
-    nodes = TUNING.chrome_nodes
-    while stack and nodes:
-        nodes -= 1
-        node = stack.pop()
-        if type(node) is str:
-            if not node.isspace() and node:
-                return node
-        else:
-            assert isinstance(node, Element)
-            stack.extend(reversed(node.children))
-    return ""
-
-
-def _text_of(element: Element) -> str:
-    """The text of a small subtree (``""`` past ``Tuning.chrome_nodes`` nodes)."""
-    parts: list[str] = []
-    stack: list[Element | str] = [element]
-    nodes = TUNING.chrome_nodes
-    while stack:
-        nodes -= 1
-        if not nodes:
-            return ""
-        node = stack.pop()
-        if type(node) is str:
-            parts.append(node)
-        else:
-            assert isinstance(node, Element)
-            stack.extend(reversed(node.children))
-    return " ".join(parts)

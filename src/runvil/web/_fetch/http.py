@@ -16,8 +16,9 @@ fetch's texts.
 from __future__ import annotations
 
 import functools
+from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from aiohttp import hdrs
 from yarl import URL
@@ -30,7 +31,7 @@ from runvil._net import (
     NoAllowedAddress,
     blocked_range,
 )
-from runvil._net.client import EgressClient, Head, ReadPlan
+from runvil._net.client import EgressClient, Head, Judge, ReadPlan, Response
 from runvil._net.decoding import ACCEPT_ENCODING, UnsupportedEncoding
 from runvil._net.errors import (
     BodyTooLarge,
@@ -170,22 +171,9 @@ async def exchange(
     no allowed address, and a :class:`~runvil.web._fetch.failures.SoftFailure` for every other
     outcome.
     """
-    # aiohttp derives Host from the URL, and that is the WHATWG host except for a trailing dot
-    # (which yarl drops): pass it only then, since per-request headers cost a merge.
-    url = _request_url(target)
     progress.policy = policy
-    headers = None
-    if url.host_port_subcomponent != target.host_header:
-        headers = {"Host": target.host_header}
     try:
-        response = await client.request(
-            NAMED_PRIVATE if target.private else PUBLIC_WEB,
-            url,
-            progress,
-            headers=headers,
-            host=target.host,
-            port=target.port,
-        )
+        response = await request_target(client, target, progress)
     except DnsError:
         raise failures.dns_failed(target.host) from None
     except NoAllowedAddress as refused:
@@ -199,6 +187,7 @@ async def exchange(
     except ProxyRefused:
         raise failures.proxy_refused(target.href) from None
     except CertificateFailed as failed:
+        url = _request_url(target)
         certificate = CertificateRefused(
             url.raw_host or target.host, url.port, failed.reason, failed.verify_code
         )
@@ -252,6 +241,28 @@ def _judge(head: Head, target: TargetUrl, policy: FetchPolicy, progress: Progres
 #: Content-Type values repeat across responses (``text/html; charset=utf-8``), and the WHATWG
 #: MIME parse is pure, so accepted values are remembered (refusals raise and are not cached).
 _classify = functools.lru_cache(maxsize=512)(classify_content_type)
+
+
+def request_target(
+    client: EgressClient, target: TargetUrl, judge: Judge
+) -> Coroutine[Any, Any, Response]:
+    """The one guarded request for an admitted ``target`` (a page's hop, or a browser's
+    request): the address rule its admission chose, and its own Host header only where it
+    differs from the URL's. aiohttp derives Host from the URL, and that is the WHATWG host
+    except for a trailing dot (which yarl drops): pass it only then, since per-request headers
+    cost a merge."""
+    url = _request_url(target)
+    headers = None
+    if url.host_port_subcomponent != target.host_header:
+        headers = {"Host": target.host_header}
+    return client.request(
+        NAMED_PRIVATE if target.private else PUBLIC_WEB,
+        url,
+        judge,
+        headers=headers,
+        host=target.host,
+        port=target.port,
+    )
 
 
 def _request_url(target: TargetUrl) -> URL:

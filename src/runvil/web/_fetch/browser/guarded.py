@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from runvil._net import NAMED_PRIVATE, PUBLIC_WEB, DnsError, NoAllowedAddress
+from runvil._net import DnsError, NoAllowedAddress
 from runvil._net.client import EgressClient, Head, ReadPlan
 from runvil._net.decoding import UnsupportedEncoding
 from runvil._net.errors import BodyTooLarge, NetworkError
 from runvil._net.proxy import ProxyRefused
 from runvil.web._fetch.admission import RedirectRefused, UrlRefused, admit_redirect, admit_url
 from runvil.web._fetch.hosts import HostRules
-from runvil.web._fetch.http import REDIRECT_STATUSES, _request_url
+from runvil.web._fetch.http import REDIRECT_STATUSES, request_target
 from runvil.web._fetch.policy import FetchPolicy
 
 __all__ = ["Resource", "guarded_get"]
@@ -81,19 +81,8 @@ async def guarded_get(
 
     followed = 0
     while True:
-        request_url = _request_url(target)
-        headers = None
-        if request_url.host_port_subcomponent != target.host_header:
-            headers = {"Host": target.host_header}
         try:
-            response = await client.request(
-                NAMED_PRIVATE if target.private else PUBLIC_WEB,
-                request_url,
-                judge,
-                headers=headers,
-                host=target.host,
-                port=target.port,
-            )
+            response = await request_target(client, target, judge)
         except (
             DnsError, NoAllowedAddress, ProxyRefused, NetworkError, BodyTooLarge,
             UnsupportedEncoding,

@@ -40,8 +40,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from starlette.datastructures import Headers, MutableHeaders
+from starlette.datastructures import MutableHeaders
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -53,7 +52,7 @@ from runvil._faces.fleet_state import (
     StateUnavailable,
     run_key,
 )
-from runvil._faces.mcp_sessions import SessionLimits, peer_of
+from runvil._faces.mcp_sessions import SessionLimits, peer_of, session_of
 
 __all__ = ["SESSION_KEY", "STATE_DOWN_KEY", "FleetSessions"]
 
@@ -63,7 +62,6 @@ SESSION_KEY = "runvil.session"
 STATE_DOWN_KEY = "runvil.state_down"
 
 _SESSION_HEADER = "mcp-session-id"
-_VERSION_HEADER = "mcp-protocol-version"
 #: Keys: ``runvil:session:{id}`` the nonce (expiring when idle); ``runvil:s:active`` every
 #: session by last activity (ms, Redis's clock); ``runvil:s:peers`` each session's peer;
 #: ``runvil:s:peer:{peer}`` a peer's sessions by last activity.
@@ -172,15 +170,10 @@ class FleetSessions:
         self._end_script = state.aio.register_script(_END)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = Headers(scope=scope)
-        version = headers.get(_VERSION_HEADER)
-        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        kept, session_id = session_of(scope)
+        if not kept:
             await self.app(scope, receive, send)  # sessionless: nothing to keep
             return
-        session_id = headers.get(_SESSION_HEADER)
         if session_id is None:
             await self._maybe_open(scope, receive, send)
             return

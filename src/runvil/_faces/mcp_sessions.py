@@ -70,6 +70,22 @@ _SESSION_HEADER = "mcp-session-id"
 _VERSION_HEADER = "mcp-protocol-version"
 
 
+
+def session_of(scope: Scope) -> tuple[bool, str | None]:
+    """Whether a request keeps a session, and the one it names: ``(False, None)`` when it keeps
+    none (not HTTP, or a protocol version without the handshake), else its ``mcp-session-id``
+    (``None``: it opens one). The one reading both session tables (in-process and the fleet's)
+    share."""
+    if scope["type"] != "http":
+        return False, None
+    headers = Headers(scope=scope)
+    version = headers.get(_VERSION_HEADER)
+    if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        return False, None
+    session_id: str | None = headers.get(_SESSION_HEADER)
+    return True, session_id
+
+
 @dataclass(frozen=True)
 class SessionLimits:
     """How many sessions the server keeps, per peer and in total, and for how long idle."""
@@ -152,15 +168,10 @@ class SessionTable:
         return list(self._sessions)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = Headers(scope=scope)
-        version = headers.get(_VERSION_HEADER)
-        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        kept, session_id = session_of(scope)
+        if not kept:
             await self.app(scope, receive, send)  # sessionless: nothing to keep
             return
-        session_id = headers.get(_SESSION_HEADER)
         if session_id is None:
             await self._open(scope, receive, send)
             return
